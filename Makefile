@@ -1,0 +1,34 @@
+# KEP-6318 mutable container probes: a patch series on upstream Kubernetes.
+# Every target is a thin wrapper around a script in hack/.
+
+SHELL := /usr/bin/env bash
+WHAT ?=
+GOFLAGS ?=
+
+.PHONY: all checkout patches test verify build run clean help
+
+all: test
+
+help: ## Show the targets.
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
+
+checkout: ## Rebuild _output/kubernetes: upstream base plus patches/.
+	@hack/checkout.sh
+
+patches: ## Export the commits of _output/kubernetes into patches/.
+	@hack/export-patches.sh
+
+test: ## Run the project's tests and upstream's tests of every package the series touches (WHAT=./pkg/... to narrow).
+	@WHAT="$(WHAT)" hack/test.sh
+
+verify: ## Check that the series applies, matches _output/kubernetes, is gofmt clean and keeps upstream's lists in sync.
+	@hack/verify.sh
+
+build: ## Build kube-apiserver, kubelet and kubectl from the patched tree into _output/bin.
+	@WHAT="$(WHAT)" hack/build.sh
+
+run: ## Start a local cluster with MutableContainerProbes on and walk through the feature.
+	@hack/run.sh
+
+clean: ## Remove _output/ (refuses while _output/kubernetes holds unexported work).
+	@hack/clean.sh

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Rebuilds _output/kubernetes: the pristine upstream base from the Go module
+# proxy as its first commit, then patches/ applied with git am.
+#
+# Idempotent: a tree that already matches patches/ is left alone. A tree that
+# holds work not exported to patches/ is never overwritten.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# module_dir downloads a module version through the module proxy and prints
+# its directory in the module cache.
+module_dir() {
+  local out
+  out=$(cd "${TMPDIR:-/tmp}" && GOWORK=off GOFLAGS= go mod download -json "$@" 2>&1) || true
+  if grep -q '"Error"' <<<"${out}" || ! grep -q '"Dir"' <<<"${out}"; then
+    printf '%s\n' "${out}" >&2
+    die "could not download $* through the Go module proxy ($(go env GOPROXY)). Check the network and GOPROXY, then run 'make checkout' again."
+  fi
+  sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p' <<<"${out}"
+}
+
+# staging_modules lists the staging module names (api, client-go, ...) that
+# the base's go.work uses.
+staging_modules() {
+  sed -n 's#^[[:space:]]*\./staging/src/k8s\.io/\([a-z0-9-]*\)$#\1#p' "$1/go.work"
+}
+
+create_base() {
+  local tmp src name dir
+  tmp="${KUBE_ROOT}.tmp"
+  rm -rf "${tmp}"
+  mkdir -p "$(dirname "${KUBE_ROOT}")"
+
+  log "downloading ${KUBE_MODULE}@${KUBE_VERSION}"
+  src=$(module_dir "${KUBE_MODULE}@${KUBE_VERSION}")
+  cp -R "${src}" "${tmp}"
+  chmod -R u+w "${tmp}"
+
+  local -a wanted=()
+  for name in $(staging_modules "${tmp}"); do
+    if [[ " ${STAGING_UNSERVED} " == *" ${name} "* ]]; then
+      continue
+    fi
+    wanted+=("k8s.io/${name}@${STAGING_VERSION}")
+  done
+  log "downloading ${#wanted[@]} staging modules at ${STAGING_VERSION}"
+  module_dir "${wanted[@]}" >/dev/null
+  for name in "${wanted[@]}"; do
+    name=${name#k8s.io/}
+    name=${name%@*}
+    dir=$(module_dir "k8s.io/${name}@${STAGING_VERSION}")
+    mkdir -p "${tmp}/staging/src/k8s.io"
+    cp -R "${dir}" "${tmp}/staging/src/k8s.io/${name}"
+  done
+  chmod -R u+w "${tmp}/staging"
+
+  for name in ${STAGING_UNSERVED}; do
+    sed -i "\#^[[:space:]]*\./staging/src/k8s\.io/${name}\$#d" "${tmp}/go.work"
+    sed -i "\#^[[:space:]]*k8s\.io/${name} => \./staging/src/k8s\.io/${name}\$#d" "${tmp}/go.mod"
+  done
+
+  # Module zips do not keep file modes, so upstream's scripts are run with bash.
+  git -C "${tmp}" init -q -b master
+  git -C "${tmp}" config core.autocrlf false
+  git -C "${tmp}" config am.threeWay false
+  # Keep every file byte for byte as the module proxy serves it; upstream's
+  # .gitattributes would otherwise rewrite the CRLF in some testdata.
+  printf '* -text\n' >"${tmp}/.git/info/attributes"
+  git -C "${tmp}" add -A -f .
+  GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
+    git -C "${tmp}" commit -q -m "upstream ${KUBE_VERSION}" \
+    -m "${KUBE_MODULE}@${KUBE_VERSION} and its staging modules at ${STAGING_VERSION}, from the Go module proxy. Dropped from go.work and go.mod because the proxy does not serve them: ${STAGING_UNSERVED}."
+  git -C "${tmp}" tag "${BASE_TAG}"
+  mv "${tmp}" "${KUBE_ROOT}"
+}
+
+apply_series() {
+  local base
+  base=$(base_commit)
+  kgit checkout -q -B master "${base}"
+  mapfile -t files < <(patch_files)
+  if ((${#files[@]})); then
+    log "applying ${#files[@]} patches"
+    if ! kgit am -q --committer-date-is-author-date "${files[@]}"; then
+      kgit am --abort || true
+      kgit checkout -q -B master "${base}"
+      die "patches/ does not apply to ${BASE_TAG}. Fix the failing patch (see above) and run 'make checkout' again."
+    fi
+  fi
+  kgit update-ref "${SYNCED_REF}" HEAD
+}
+
+main() {
+  if [[ -e "${KUBE_ROOT}" && ! -d "${KUBE_ROOT}/.git" ]]; then
+    die "${KUBE_ROOT} exists but is not a git repository. Move it away and run 'make checkout' again."
+  fi
+  if [[ ! -d "${KUBE_ROOT}" ]]; then
+    create_base
+    apply_series
+    log "${KUBE_ROOT#"${ROOT}/"} is at ${KUBE_VERSION} plus $(patch_files | wc -l) patches"
+    return
+  fi
+  base_commit >/dev/null || die "${KUBE_ROOT} has no ${BASE_TAG} tag. Move it away and run 'make checkout' again."
+
+  if [[ -z "$(kgit status --porcelain --untracked-files=normal)" ]] && is_exported; then
+    kgit update-ref "${SYNCED_REF}" HEAD
+    log "_output/kubernetes is up to date with patches/"
+    return
+  fi
+  local work
+  work=$(unexported_work)
+  if [[ -n "${work}" ]]; then
+    printf '%s\n' "${work}" >&2
+    die "refusing to overwrite _output/kubernetes: it holds work that is not in patches/. Run 'make patches' to export it (or discard it with 'git -C _output/kubernetes reset --hard ${SYNCED_REF}'), then run 'make checkout' again."
+  fi
+  apply_series
+  log "_output/kubernetes now matches patches/"
+}
+
+main "$@"

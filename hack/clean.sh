@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Removes _output/, unless _output/kubernetes holds work not in patches/.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+if [[ -d "${KUBE_ROOT}/.git" ]] && base_commit >/dev/null; then
+  work=$(unexported_work)
+  if [[ -n "${work}" ]]; then
+    printf '%s\n' "${work}" >&2
+    die "refusing to remove _output/: _output/kubernetes holds work that is not in patches/. Run 'make patches' first."
+  fi
+fi
+rm -rf "${OUTPUT}"
+log "removed _output/"

@@ -1,0 +1,101 @@
+# Shared helpers for the hack/ scripts. Source it; do not run it.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=hack/upstream.env
+source "${ROOT}/hack/upstream.env"
+
+OUTPUT="${ROOT}/_output"
+# KEP_KUBE_ROOT lets hack/verify.sh build a scratch tree elsewhere.
+KUBE_ROOT="${KEP_KUBE_ROOT:-${OUTPUT}/kubernetes}"
+PATCHES="${ROOT}/patches"
+BIN="${OUTPUT}/bin"
+# The ref that records the last commit of _output/kubernetes that patches/ was
+# applied from or exported to. HEAD beyond it is work that is not exported.
+SYNCED_REF=refs/kep/synced
+
+# Fixed identity and dates make the base commit, and every commit that git am
+# creates, the same on every machine.
+export GIT_AUTHOR_NAME="${GIT_AUTHOR_NAME:-Kubernetes Upstream}"
+export GIT_AUTHOR_EMAIL="${GIT_AUTHOR_EMAIL:-upstream@kubernetes.invalid}"
+export GIT_COMMITTER_NAME="${GIT_COMMITTER_NAME:-KEP-6318 harness}"
+export GIT_COMMITTER_EMAIL="${GIT_COMMITTER_EMAIL:-harness@kubernetes.invalid}"
+
+log() { printf '+++ %s\n' "$*" >&2; }
+die() {
+  printf '!!! %s\n' "$*" >&2
+  exit 1
+}
+
+kgit() { git -C "${KUBE_ROOT}" "$@"; }
+
+# base_commit prints the base commit of _output/kubernetes.
+base_commit() { kgit rev-parse --verify -q "refs/tags/${BASE_TAG}^{commit}"; }
+
+patch_files() {
+  find "${PATCHES}" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' | LC_ALL=C sort
+}
+
+# export_series writes base..HEAD of _output/kubernetes as patch files into
+# DIR. Every setting that changes format-patch output is pinned, so that a
+# developer's git config cannot, and an unchanged commit always gives a
+# byte-identical file.
+export_series() {
+  kgit -c core.abbrev=12 -c diff.noprefix=false -c diff.mnemonicPrefix=false \
+    -c diff.algorithm=myers -c diff.renames=false -c format.signature= \
+    -c format.numbered=false -c format.coverLetter=false \
+    format-patch -q --zero-commit --no-signature --no-stat --no-renames \
+    --no-numbered --no-attach --no-thread --subject-prefix=PATCH \
+    -o "$1" "$(base_commit)..HEAD"
+}
+
+# is_exported succeeds when patches/ is exactly what 'make patches' would
+# write for HEAD of _output/kubernetes.
+is_exported() {
+  local tmp rc=0
+  tmp=$(mktemp -d)
+  export_series "${tmp}"
+  diff -r -q "${tmp}" "${PATCHES}" --exclude='.*' >/dev/null 2>&1 || rc=1
+  rm -rf "${tmp}"
+  return "${rc}"
+}
+
+# unexported_work prints what in _output/kubernetes is not in patches/:
+# uncommitted edits, and commits that 'make patches' has not written. HEAD at
+# the last apply or export (SYNCED_REF) holds nothing new even when patches/
+# has changed since, for example after a 'git pull'.
+unexported_work() {
+  local dirty synced
+  dirty=$(kgit status --porcelain --untracked-files=normal)
+  if [[ -n "${dirty}" ]]; then
+    echo "uncommitted changes:"
+    echo "${dirty}" | head -n 20
+  fi
+  synced=$(kgit rev-parse --verify -q "${SYNCED_REF}" || true)
+  if [[ "$(kgit rev-parse HEAD)" != "${synced}" ]] && ! is_exported; then
+    echo "commits that 'make patches' has not exported:"
+    kgit log --oneline "${synced:-$(base_commit)}..HEAD" | head -n 20
+  fi
+}
+
+ensure_checkout() {
+  "${ROOT}/hack/checkout.sh"
+}
+
+# touched_files prints the files that the series changes, relative to the
+# upstream tree, from patches/ alone.
+touched_files() {
+  (cd "${ROOT}" && go run ./cmd/series files "${PATCHES}")
+}
+
+# touched_packages prints the Go packages (./dir) the series changes.
+touched_packages() {
+  (cd "${ROOT}" && go run ./cmd/series packages "${PATCHES}" "${KUBE_ROOT}")
+}
+
+# Upstream's hack/ scripts would otherwise use a private GOPATH and caches
+# under _output/kubernetes/_output and fetch the Go release named in
+# .go-version. Share the machine's caches and Go instead.
+export GOTOOLCHAIN=local FORCE_HOST_GO=1
+GOCACHE=$(go env GOCACHE)
+GOMODCACHE=$(go env GOMODCACHE)
+export GOCACHE GOMODCACHE

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs the project's own Go tests, then upstream's go test on every package
+# that the series touches (or on WHAT), inside _output/kubernetes.
+#
+#   WHAT="./pkg/apis/core/validation ./pkg/features" hack/test.sh
+#   GOFLAGS=-race hack/test.sh
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+ensure_checkout
+
+log "project tests"
+(cd "${ROOT}" && go test ./...)
+
+if [[ -n "${WHAT:-}" ]]; then
+  read -ra pkgs <<<"${WHAT}"
+else
+  mapfile -t pkgs < <(touched_packages)
+fi
+if ((${#pkgs[@]} == 0)); then
+  log "the series touches no Go package"
+  exit 0
+fi
+log "upstream tests: ${pkgs[*]}"
+cd "${KUBE_ROOT}"
+go test -timeout "${KUBE_TEST_TIMEOUT:-30m}" "${pkgs[@]}"
