@@ -11,6 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 UPSTREAM_VERIFY=(
   featuregates
   test-featuregates
+  non-mutating-validation
 )
 
 failed=()
