@@ -81,15 +81,22 @@ ensure_checkout() {
   "${ROOT}/hack/checkout.sh"
 }
 
-# touched_files prints the files that the series changes, relative to the
-# upstream tree, from patches/ alone.
+# touched_files prints the files that the patches given (default: all of
+# patches/) change, relative to the upstream tree.
 touched_files() {
-  (cd "${ROOT}" && go run ./cmd/series files "${PATCHES}")
+  local -a files=("$@")
+  ((${#files[@]})) || mapfile -t files < <(patch_files)
+  ((${#files[@]})) || return 0
+  (cd "${ROOT}" && go run ./cmd/series files "${files[@]}")
 }
 
-# touched_packages prints the Go packages (./dir) the series changes.
+# touched_packages prints the Go packages (./dir) that the patches given
+# (default: all of patches/) change and that exist in _output/kubernetes.
 touched_packages() {
-  (cd "${ROOT}" && go run ./cmd/series packages "${PATCHES}" "${KUBE_ROOT}")
+  local -a files=("$@")
+  ((${#files[@]})) || mapfile -t files < <(patch_files)
+  ((${#files[@]})) || return 0
+  (cd "${ROOT}" && go run ./cmd/series packages "${KUBE_ROOT}" "${files[@]}")
 }
 
 # Upstream's hack/ scripts would otherwise use a private GOPATH and caches

@@ -1,17 +1,17 @@
 // Command series prints what a patch series changes in the upstream tree.
 //
-//	series files DIR           the files the patches in DIR change
-//	series packages DIR ROOT   the Go packages they change that exist in ROOT
+//	series files PATCH...           the files the patches change
+//	series packages ROOT PATCH...   the Go packages they change that exist in ROOT
 package main
 
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"sort"
 
 	"mutableprobes/internal/series"
 )
+
+const usage = "usage: series files PATCH... | series packages ROOT PATCH..."
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -21,28 +21,30 @@ func main() {
 }
 
 func run(args []string) error {
-	if len(args) < 2 {
-		return fmt.Errorf("usage: series files DIR | series packages DIR ROOT")
-	}
-	patches, err := filepath.Glob(filepath.Join(args[1], "[0-9][0-9][0-9][0-9]-*.patch"))
-	if err != nil {
-		return err
-	}
-	sort.Strings(patches)
-	files, err := series.Files(patches)
-	if err != nil {
-		return err
+	if len(args) < 1 {
+		return fmt.Errorf(usage)
 	}
 	var out []string
-	switch {
-	case args[0] == "files" && len(args) == 2:
+	switch args[0] {
+	case "files":
+		files, err := series.Files(args[1:])
+		if err != nil {
+			return err
+		}
 		out = files
-	case args[0] == "packages" && len(args) == 3:
-		if out, err = series.Packages(args[2], files); err != nil {
+	case "packages":
+		if len(args) < 2 {
+			return fmt.Errorf(usage)
+		}
+		files, err := series.Files(args[2:])
+		if err != nil {
+			return err
+		}
+		if out, err = series.Packages(args[1], files); err != nil {
 			return err
 		}
 	default:
-		return fmt.Errorf("usage: series files DIR | series packages DIR ROOT")
+		return fmt.Errorf(usage)
 	}
 	for _, l := range out {
 		fmt.Println(l)

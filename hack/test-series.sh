@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Checks that the series bisects: applies the patches one at a time to the
+# base, in a scratch worktree of _output/kubernetes, and after each one runs
+# go vet and go test on the packages that patch touches.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+ensure_checkout
+
+scratch="${OUTPUT}/series"
+cleanup() {
+  kgit worktree remove --force "${scratch}" >/dev/null 2>&1 || rm -rf "${scratch}"
+  kgit worktree prune
+}
+trap cleanup EXIT
+cleanup
+kgit worktree add -q --detach "${scratch}" "$(base_commit)"
+git -C "${scratch}" config am.threeWay false
+
+mapfile -t patches < <(patch_files)
+for patch in "${patches[@]}"; do
+  name=$(basename "${patch}")
+  log "series: ${name}"
+  git -C "${scratch}" am -q --committer-date-is-author-date "${patch}" ||
+    die "${name} does not apply on top of the patches before it. Rebase the series in _output/kubernetes and run 'make patches'."
+  mapfile -t pkgs < <(cd "${ROOT}" && go run ./cmd/series packages "${scratch}" "${patch}")
+  ((${#pkgs[@]})) || continue
+  if ! (cd "${scratch}" && go vet "${pkgs[@]}" && go test -timeout "${KUBE_TEST_TIMEOUT:-30m}" "${pkgs[@]}"); then
+    die "${name}: its packages do not pass on their own. Fix the patch in _output/kubernetes so that each commit builds and passes, then run 'make patches'."
+  fi
+done
+log "series: every patch builds and passes the tests of the packages it touches"
