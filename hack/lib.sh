@@ -5,9 +5,10 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "${ROOT}/hack/upstream.env"
 
 OUTPUT="${ROOT}/_output"
-# KEP_KUBE_ROOT lets hack/verify.sh build a scratch tree elsewhere.
+# KEP_KUBE_ROOT lets hack/verify.sh and hack/test-harness.sh use a scratch tree.
 KUBE_ROOT="${KEP_KUBE_ROOT:-${OUTPUT}/kubernetes}"
-PATCHES="${ROOT}/patches"
+# KEP_PATCHES lets hack/test-harness.sh work on a copy of the series.
+PATCHES="${KEP_PATCHES:-${ROOT}/patches}"
 BIN="${OUTPUT}/bin"
 # The ref that records the last commit of _output/kubernetes that patches/ was
 # applied from or exported to. HEAD beyond it is work that is not exported.

@@ -11,6 +11,7 @@ ensure_checkout
 
 log "project tests"
 (cd "${ROOT}" && go test ./...)
+"${ROOT}/hack/test-harness.sh"
 
 if [[ -n "${WHAT:-}" ]]; then
   read -ra pkgs <<<"${WHAT}"
