@@ -30,7 +30,7 @@ verify: ## Check that the series applies, matches _output/kubernetes, is gofmt c
 build: ## Build kube-apiserver, kubelet and kubectl from the patched tree into _output/bin.
 	@WHAT="$(WHAT)" hack/build.sh
 
-run: ## Start a local cluster with MutableContainerProbes on and walk through the feature.
+run: ## Start etcd and kube-apiserver with MutableContainerProbes on and walk through changing probes with kubectl.
 	@hack/run.sh
 
 clean: ## Remove _output/ (refuses while _output/kubernetes holds unexported work).

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Walks through KEP-6318 with kubectl against a running API server that has
+# MutableContainerProbes on. Used by hack/run.sh; needs KUBECONFIG and
+# KUBECTL. It fails when the API server does not behave as the KEP says.
+set -euo pipefail
+
+kubectl() { "${KUBECTL:-kubectl}" "$@"; }
+step() { printf '\n== %s\n' "$*"; }
+# command prints a kubectl command line the way a user would type it.
+command() {
+  local arg line="$ kubectl"
+  for arg in "$@"; do
+    if [[ "${arg}" =~ ^[A-Za-z0-9_./=:-]+$ ]]; then
+      line+=" ${arg}"
+    else
+      line+=" '${arg}'"
+    fi
+  done
+  echo "${line}"
+}
+show() {
+  command "$@"
+  kubectl "$@"
+}
+# rejected runs kubectl, which must fail, and prints the server's message.
+rejected() {
+  command "$@"
+  local out
+  if out=$(kubectl "$@" 2>&1); then
+    echo "${out}"
+    echo "!!! the API server accepted a change that it must reject" >&2
+    exit 1
+  fi
+  echo "${out}" | head -n 3
+}
+probes() {
+  kubectl get pod web -o jsonpath='generation={.metadata.generation}{"\n"}liveness={.spec.containers[0].livenessProbe}{"\n"}readiness={.spec.containers[0].readinessProbe}{"\n"}'
+}
+
+step "Create a Pod with liveness and readiness probes"
+kubectl create namespace demo --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+# There is no controller manager to create the default ServiceAccount.
+kubectl -n demo create serviceaccount default --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+kubectl -n demo delete pod web --ignore-not-found --wait=false >/dev/null
+kubectl -n demo apply -f - <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+  - name: web
+    image: registry.k8s.io/e2e-test-images/agnhost:2.53
+    args: ["netexec", "--http-port=8080"]
+    livenessProbe:
+      httpGet: {path: /healthz, port: 8080}
+      timeoutSeconds: 1
+      failureThreshold: 1
+    readinessProbe:
+      httpGet: {path: /healthz, port: 8080}
+YAML
+probes
+
+step "Incident: relax the liveness timeout in place (strategic merge patch)"
+show patch pod web -p '{"spec":{"containers":[{"name":"web","livenessProbe":{"timeoutSeconds":10,"failureThreshold":3}}]}}'
+probes
+
+step "Remove the liveness probe to inspect the container (JSON patch)"
+show patch pod web --type=json -p '[{"op":"remove","path":"/spec/containers/0/livenessProbe"}]'
+probes
+
+step "Restore it with the corrected timeout"
+show patch pod web --type=json -p '[{"op":"add","path":"/spec/containers/0/livenessProbe","value":{"httpGet":{"path":"/healthz","port":8080},"timeoutSeconds":5,"failureThreshold":3}}]'
+probes
+
+step "ADR-0028: readiness moves from /healthz to /readyz"
+show patch pod web -p '{"spec":{"containers":[{"name":"web","readinessProbe":{"httpGet":{"path":"/readyz","port":8080}}}]}}'
+probes
+
+step "A change that also touches an immutable field is rejected as a whole"
+rejected patch pod web -p '{"spec":{"containers":[{"name":"web","readinessProbe":{"periodSeconds":5},"workingDir":"/srv"}]}}'
+
+step "An invalid probe is rejected with its field path"
+rejected patch pod web -p '{"spec":{"containers":[{"name":"web","livenessProbe":{"successThreshold":2}}]}}'
+
+step "A terminating Pod's probes cannot change"
+kubectl patch pod web --type=merge -p '{"metadata":{"finalizers":["example.com/hold"]}}' >/dev/null
+kubectl delete pod web --wait=false
+rejected patch pod web -p '{"spec":{"containers":[{"name":"web","readinessProbe":{"periodSeconds":5}}]}}'
+kubectl patch pod web --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null
+
+step "Done: every change above was accepted or rejected as KEP-6318 says"
