@@ -100,6 +100,20 @@ touched_packages() {
   (cd "${ROOT}" && go run ./cmd/series packages "${KUBE_ROOT}" "${files[@]}")
 }
 
+# Integration test packages need etcd and run behind their own target.
+INTEGRATION_PACKAGES='^\./test/integration(/|$)'
+
+# build_etcd builds the etcd that upstream's integration framework and
+# make run use, into _output/bin. go install refuses etcd's replace
+# directives; building it inside the Kubernetes workspace gives exactly the
+# version upstream pins.
+build_etcd() {
+  [[ -x "${BIN}/etcd" ]] && return
+  log "building etcd"
+  mkdir -p "${BIN}"
+  (cd "${KUBE_ROOT}" && CGO_ENABLED=0 go build -trimpath -o "${BIN}/etcd" go.etcd.io/etcd/server/v3)
+}
+
 # Upstream's hack/ scripts would otherwise use a private GOPATH and caches
 # under _output/kubernetes/_output and fetch the Go release named in
 # .go-version. Share the machine's caches and Go instead.

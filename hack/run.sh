@@ -32,12 +32,7 @@ require() {
 
 build() {
   WHAT="cmd/kube-apiserver cmd/kubectl" "${ROOT}/hack/build.sh"
-  if [[ ! -x "${BIN}/etcd" ]]; then
-    # go install refuses etcd's replace directives; building it inside the
-    # Kubernetes workspace gives exactly the version upstream pins.
-    log "building etcd"
-    (cd "${KUBE_ROOT}" && CGO_ENABLED=0 go build -trimpath -o "${BIN}/etcd" go.etcd.io/etcd/server/v3)
-  fi
+  build_etcd
 }
 
 pids=()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the project's own Go tests, then upstream's go test on every package
 # that the series touches (or on WHAT), inside _output/kubernetes.
+# Integration packages run with 'make test-integration'.
 #
 #   WHAT="./pkg/apis/core/validation ./pkg/features" hack/test.sh
 #   GOFLAGS=-race hack/test.sh
@@ -16,7 +17,7 @@ log "project tests"
 if [[ -n "${WHAT:-}" ]]; then
   read -ra pkgs <<<"${WHAT}"
 else
-  mapfile -t pkgs < <(touched_packages)
+  mapfile -t pkgs < <(touched_packages | grep -Ev "${INTEGRATION_PACKAGES}" || true)
 fi
 if ((${#pkgs[@]} == 0)); then
   log "the series touches no Go package"
