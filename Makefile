@@ -5,7 +5,7 @@ SHELL := /usr/bin/env bash
 WHAT ?=
 GOFLAGS ?=
 
-.PHONY: all checkout patches test test-integration test-series verify build run clean help
+.PHONY: all checkout patches test test-e2e test-integration test-series verify build run clean help
 
 all: test
 
@@ -20,6 +20,9 @@ patches: ## Export the commits of _output/kubernetes into patches/.
 
 test: ## Run the project's tests and upstream's tests of every package the series touches (WHAT=./pkg/... to narrow).
 	@WHAT="$(WHAT)" hack/test.sh
+
+test-e2e: ## Run the project's black-box suite (test/e2e) against the built kube-apiserver, etcd and kubectl.
+	@hack/test-e2e.sh
 
 test-integration: ## Run the integration tests (real kube-apiserver and etcd) of the packages the series touches; builds etcd.
 	@WHAT="$(WHAT)" hack/test-integration.sh

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs the project's black-box suite (test/e2e): it starts the etcd and the
+# patched kube-apiserver built here, gate on and then off, and changes probes
+# with the patched kubectl, as a user would.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+ensure_checkout
+WHAT="cmd/kube-apiserver cmd/kubectl" "${ROOT}/hack/build.sh"
+build_etcd
+
+log "black-box tests"
+cd "${ROOT}"
+KEP_BIN="${BIN}" go test -tags e2e -count=1 -timeout "${KUBE_TEST_TIMEOUT:-30m}" ./test/e2e/...
