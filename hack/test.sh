@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# Runs the project's own Go tests, then upstream's go test on every package
-# that the series touches (or on WHAT), inside _output/kubernetes.
-# Integration packages run with 'make test-integration'.
+# The README's test command. Runs, in order:
+#   1. the project's own Go tests and the harness checks;
+#   2. upstream's go test on every package that the series touches, inside
+#      _output/kubernetes (unit packages only);
+#   3. the integration tests of the integration packages the series touches
+#      (hack/test-integration.sh: a real kube-apiserver and etcd);
+#   4. the project's black-box suite against the built binaries
+#      (hack/test-e2e.sh).
+# They all fit CI's budget. With WHAT, only 1 and go test of WHAT run: the
+# quick loop while working on a patch.
 #
 #   WHAT="./pkg/apis/core/validation ./pkg/features" hack/test.sh
-#   GOFLAGS=-race hack/test.sh
+#   GOFLAGS=-race WHAT=./pkg/registry/core/pod hack/test.sh
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -16,13 +23,16 @@ log "project tests"
 
 if [[ -n "${WHAT:-}" ]]; then
   read -ra pkgs <<<"${WHAT}"
-else
-  mapfile -t pkgs < <(touched_packages | grep -Ev "${INTEGRATION_PACKAGES}" || true)
-fi
-if ((${#pkgs[@]} == 0)); then
-  log "the series touches no Go package"
+  log "upstream tests: ${pkgs[*]}"
+  cd "${KUBE_ROOT}"
+  go test -timeout "${KUBE_TEST_TIMEOUT:-30m}" "${pkgs[@]}"
   exit 0
 fi
-log "upstream tests: ${pkgs[*]}"
-cd "${KUBE_ROOT}"
-go test -timeout "${KUBE_TEST_TIMEOUT:-30m}" "${pkgs[@]}"
+
+mapfile -t pkgs < <(touched_packages | grep -Ev "${INTEGRATION_PACKAGES}" || true)
+if ((${#pkgs[@]})); then
+  log "upstream tests: ${pkgs[*]}"
+  (cd "${KUBE_ROOT}" && go test -timeout "${KUBE_TEST_TIMEOUT:-30m}" "${pkgs[@]}")
+fi
+"${ROOT}/hack/test-integration.sh"
+"${ROOT}/hack/test-e2e.sh"
