@@ -13,7 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-const podManifest = `apiVersion: v1
+// webPod returns the manifest of the web Pod with probes, YAML lines
+// indented as fields of its container, appended.
+func webPod(probes string) string {
+	return `apiVersion: v1
 kind: Pod
 metadata:
   name: web
@@ -22,12 +25,15 @@ spec:
   containers:
   - name: web
     image: registry.k8s.io/e2e-test-images/agnhost:2.53
-    livenessProbe:
+` + probes
+}
+
+var podManifest = webPod(`    livenessProbe:
       httpGet: {path: /healthz, port: 8080}
       timeoutSeconds: 1
     readinessProbe:
       httpGet: {path: /healthz, port: 8080}
-`
+`)
 
 const specDiffError = "pod updates may not change fields other than"
 
@@ -85,18 +91,9 @@ func TestProbeUpdatesGateOn(t *testing.T) {
 
 	// Another manager moves readiness to /readyz with server-side apply. It
 	// conflicts with kubectl apply's ownership until it forces it.
-	readyz := `apiVersion: v1
-kind: Pod
-metadata:
-  name: web
-  namespace: e2e
-spec:
-  containers:
-  - name: web
-    image: registry.k8s.io/e2e-test-images/agnhost:2.53
-    readinessProbe:
+	readyz := webPod(`    readinessProbe:
       httpGet: {path: /readyz, port: 8080}
-`
+`)
 	out, err := c.kubectl(t, readyz, "apply", "--server-side", "--field-manager", "ops", "-f", "-")
 	if err == nil || !strings.Contains(out, "conflict") {
 		t.Fatalf("expected a field manager conflict, got err=%v:\n%s", err, out)
