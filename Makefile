@@ -3,14 +3,13 @@
 
 SHELL := /usr/bin/env bash
 WHAT ?=
-GOFLAGS ?=
 
 .PHONY: all checkout patches test test-e2e test-integration test-series verify build run clean help
 
 all: test
 
 help: ## Show the targets.
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
+	@awk -F ':.*## ' '/^[a-z0-9-]+:.*## / {printf "%-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 checkout: ## Rebuild _output/kubernetes: upstream base plus patches/.
 	@hack/checkout.sh
@@ -18,7 +17,7 @@ checkout: ## Rebuild _output/kubernetes: upstream base plus patches/.
 patches: ## Export the commits of _output/kubernetes into patches/.
 	@hack/export-patches.sh
 
-test: ## Run the project's tests and upstream's tests of every package the series touches (WHAT=./pkg/... to narrow).
+test: ## Run the project's, upstream's unit, integration and black-box tests of what the series touches (WHAT=./pkg/... for unit tests of WHAT only).
 	@WHAT="$(WHAT)" hack/test.sh
 
 test-e2e: ## Run the project's black-box suite (test/e2e) against the built kube-apiserver, etcd and kubectl.
