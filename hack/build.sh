@@ -12,7 +12,8 @@ mkdir -p "${BIN}"
 cd "${KUBE_ROOT}"
 for target in "${targets[@]}"; do
   log "building ${target}"
-  # Like upstream's hack/make-rules/build.sh: static, no debug paths.
-  CGO_ENABLED=0 go build -trimpath -o "${BIN}/$(basename "${target}")" "./${target}"
+  # Default build settings, the same as go test's, so the binaries reuse the
+  # packages that the tests have compiled (and the other way round).
+  go build -o "${BIN}/$(basename "${target}")" "./${target}"
 done
 log "binaries are in ${BIN#"${ROOT}/"}"

@@ -111,7 +111,7 @@ build_etcd() {
   [[ -x "${BIN}/etcd" ]] && return
   log "building etcd"
   mkdir -p "${BIN}"
-  (cd "${KUBE_ROOT}" && CGO_ENABLED=0 go build -trimpath -o "${BIN}/etcd" go.etcd.io/etcd/server/v3)
+  (cd "${KUBE_ROOT}" && go build -o "${BIN}/etcd" go.etcd.io/etcd/server/v3)
 }
 
 # Upstream's hack/ scripts would otherwise use a private GOPATH and caches
