@@ -4,7 +4,7 @@
 SHELL := /usr/bin/env bash
 WHAT ?=
 
-.PHONY: all checkout patches test test-e2e test-integration test-series verify build run clean help
+.PHONY: all checkout patches test test-e2e test-integration test-series verify update-generated build run clean help
 
 all: test
 
@@ -29,8 +29,11 @@ test-integration: ## Run the integration tests (real kube-apiserver and etcd) of
 test-series: ## Check that the series bisects: each patch, applied in order, passes go vet and go test of the packages it touches.
 	@hack/test-series.sh
 
-verify: ## Check that the series applies, matches _output/kubernetes, is gofmt clean and keeps upstream's lists in sync.
+verify: ## Check that the series applies, matches _output/kubernetes, is gofmt clean, and keeps upstream's lists and generated files in sync.
 	@hack/verify.sh
+
+update-generated: ## Regenerate upstream's generated files (API docs, OpenAPI, apply configurations, generated.proto, api/openapi-spec) inside _output/kubernetes.
+	@hack/update-generated.sh
 
 build: ## Build kube-apiserver, kubelet and kubectl from the patched tree into _output/bin.
 	@WHAT="$(WHAT)" hack/build.sh
