@@ -4,7 +4,7 @@
 SHELL := /usr/bin/env bash
 WHAT ?=
 
-.PHONY: all checkout patches test test-e2e test-integration test-series verify update-generated build run clean help
+.PHONY: all checkout patches test test-e2e test-integration test-node test-series verify update-generated build run node-up node-down clean help
 
 all: test
 
@@ -26,6 +26,9 @@ test-e2e: ## Run the project's black-box suite (test/e2e) against the built kube
 test-integration: ## Run the integration tests (real kube-apiserver and etcd) of the packages the series touches; builds etcd.
 	@WHAT="$(WHAT)" hack/test-integration.sh
 
+test-node: ## Run the node end-to-end tests (test/node) on a real single-node cluster, with the kubelet's gate on, then off; needs root on Linux.
+	@hack/test-node.sh
+
 test-series: ## Check that the series bisects: each patch, applied in order, passes go vet and go test of the packages it touches.
 	@hack/test-series.sh
 
@@ -38,8 +41,14 @@ update-generated: ## Regenerate upstream's generated files (API docs, OpenAPI, a
 build: ## Build kube-apiserver, kubelet and kubectl from the patched tree into _output/bin.
 	@WHAT="$(WHAT)" hack/build.sh
 
-run: ## Start etcd and kube-apiserver with MutableContainerProbes on and walk through changing probes with kubectl.
+run: ## Start a real single-node cluster with MutableContainerProbes on, walk through changing the probes of a running container, and stay up until Ctrl-C.
 	@hack/run.sh
+
+node-up: ## Build and start the single-node cluster in the background (KUBECONFIG=_output/node/state/kubeconfig).
+	@hack/node-up.sh
+
+node-down: ## Stop the single-node cluster and check that it left nothing behind.
+	@hack/node-down.sh
 
 clean: ## Remove _output/ (refuses while _output/kubernetes holds unexported work).
 	@hack/clean.sh

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# Starts a local control plane on loopback (etcd and the patched
-# kube-apiserver with MutableContainerProbes on), walks through changing the
-# probes of a Pod with the patched kubectl, then stays up until Ctrl-C.
+# Starts a real single-node cluster from the patched tree with
+# MutableContainerProbes on (hack/node-up.sh), walks through changing the
+# probes of a running container with kubectl (hack/walkthrough-node.sh), then
+# stays up until Ctrl-C.
 #
-#   KEP_RUN_PORT=6443     the API server's secure port on 127.0.0.1
-#   KEP_RUN_EXIT=1        stop after the walkthrough instead of waiting
+# On a machine that cannot run a node, it says what is missing and offers
+# the control-plane-only mode: etcd and kube-apiserver on loopback, and a
+# walkthrough of what the API server accepts and rejects (Pods stay Pending).
 #
-# There is no kubelet, scheduler or controller manager: Pods stay Pending,
-# which is enough to see what the API server accepts and rejects.
+#   KEP_RUN_MODE=control-plane   the control-plane-only mode
+#   KEP_RUN_PORT=6443            the API server's port on 127.0.0.1
+#   KEP_RUN_EXIT=1               stop after the walkthrough instead of waiting
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "${ROOT}/hack/lib-node.sh"
 
 RUN_DIR="${OUTPUT}/run"
 PORT="${KEP_RUN_PORT:-6443}"
@@ -111,7 +115,7 @@ start() {
   wait_for kube-apiserver "${RUN_DIR}/kube-apiserver.log" "${kc[@]}" get --raw /readyz
 }
 
-main() {
+run_control_plane() {
   if already_running; then
     die "make run is already running (pids $(tr '\n' ' ' <"${PIDFILE}")). Use it with 'export KUBECONFIG=${KUBECONFIG_FILE}', or stop it with Ctrl-C in its terminal."
   fi
@@ -138,6 +142,63 @@ EOM
   fi
   wait -n "${pids[@]}" || true
   die "a component exited; see the logs in ${RUN_DIR}"
+}
+
+run_node() {
+  local pid
+  if pid=$(node_init_pid); then
+    die "a node is already running (init pid ${pid}). Use it with 'export KUBECONFIG=${NODE_KUBECONFIG}', or stop it with Ctrl-C in its terminal or hack/node-down.sh."
+  fi
+  require openssl openssl
+  KEP_NODE_PORT="${KEP_RUN_PORT:-6443}" "${ROOT}/hack/node-up.sh"
+  trap '"${ROOT}/hack/node-down.sh"' EXIT
+  trap 'echo; log "stopping"; exit 0' INT TERM
+  KUBECONFIG="${NODE_KUBECONFIG}" KUBECTL="${BIN}/kubectl" PROBE_IMAGE="${PROBE_IMAGE}" "${ROOT}/hack/walkthrough-node.sh"
+
+  cat <<EOM
+
+The single-node cluster is up, with MutableContainerProbes on in
+kube-apiserver and the kubelet. To use it:
+
+  export KUBECONFIG=${NODE_KUBECONFIG}
+  ${BIN#"${ROOT}/"}/kubectl -n demo get pods
+
+Pods run the images ${PROBE_IMAGE}
+(test/images/probe-target, with imagePullPolicy: Never) and ${PAUSE_IMAGE};
+nothing is pulled. A shell inside the node's namespaces, where Pod IPs are
+reachable: hack/node-shell.sh. Logs are in ${NODE_STATE#"${ROOT}/"}/logs/.
+Press Ctrl-C to stop everything.
+EOM
+  if [[ "${KEP_RUN_EXIT:-0}" == 1 ]]; then
+    return
+  fi
+  while node_init_pid >/dev/null; do
+    sleep 2
+  done
+  die "the node stopped; see the logs in ${NODE_STATE}/logs"
+}
+
+main() {
+  local mode="${KEP_RUN_MODE:-node}" missing answer
+  if [[ "${mode}" == node ]]; then
+    missing=$(node_missing)
+    if [[ -n "${missing}" ]]; then
+      printf '!!! make run starts a real node, and this machine lacks:\n%s\n' "${missing}" >&2
+      echo "The control-plane-only mode needs none of it: etcd and kube-apiserver on loopback, and a walkthrough of what the API server accepts and rejects (Pods stay Pending)." >&2
+      if [[ -t 0 ]]; then
+        read -r -p "Start it instead? [y/N] " answer
+        [[ "${answer}" == [yY]* ]] || exit 1
+        mode=control-plane
+      else
+        die "run 'KEP_RUN_MODE=control-plane make run' for it"
+      fi
+    fi
+  fi
+  case "${mode}" in
+    node) run_node ;;
+    control-plane) run_control_plane ;;
+    *) die "KEP_RUN_MODE=${mode}: want node or control-plane" ;;
+  esac
 }
 
 main "$@"

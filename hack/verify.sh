@@ -106,7 +106,7 @@ verify_boilerplate() {
 
 verify_project() {
   log "verify: go vet of the project module"
-  if ! (cd "${ROOT}" && go vet -tags e2e ./...); then
+  if ! (cd "${ROOT}" && go vet -tags e2e,node ./...); then
     fail "vet: fix the go vet findings above in the project module."
   fi
 }

@@ -4,35 +4,8 @@
 # KUBECTL. It fails when the API server does not behave as the KEP says.
 set -euo pipefail
 
-kubectl() { "${KUBECTL:-kubectl}" "$@"; }
-step() { printf '\n== %s\n' "$*"; }
-# command prints a kubectl command line the way a user would type it.
-command() {
-  local arg line="$ kubectl"
-  for arg in "$@"; do
-    if [[ "${arg}" =~ ^[A-Za-z0-9_./=:-]+$ ]]; then
-      line+=" ${arg}"
-    else
-      line+=" '${arg}'"
-    fi
-  done
-  echo "${line}"
-}
-show() {
-  command "$@"
-  kubectl "$@"
-}
-# rejected runs kubectl, which must fail, and prints the server's message.
-rejected() {
-  command "$@"
-  local out
-  if out=$(kubectl "$@" 2>&1); then
-    echo "${out}"
-    echo "!!! the API server accepted a change that it must reject" >&2
-    exit 1
-  fi
-  echo "${out}" | head -n 3
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib-walkthrough.sh"
+
 probes() {
   kubectl get pod web -o jsonpath='generation={.metadata.generation}{"\n"}liveness={.spec.containers[0].livenessProbe}{"\n"}readiness={.spec.containers[0].readinessProbe}{"\n"}'
 }

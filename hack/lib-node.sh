@@ -1,0 +1,134 @@
+# Shared settings and helpers for the single-node cluster (hack/node-*.sh).
+# Source it after hack/lib.sh; do not run it.
+#
+# The node runs containerd, runc and the CNI bridge plugin from the Go module
+# proxy, and etcd, kube-apiserver, kube-controller-manager, kube-scheduler
+# and the kubelet from the patched tree. Everything lives under _output/node.
+
+CONTAINERD_VERSION=v2.4.2
+RUNC_VERSION=v1.5.3
+CNI_PLUGINS_VERSION=v1.10.0
+
+NODE_DIR="${OUTPUT}/node"
+# Binaries of the runtime (containerd, runc, CNI plugins) and the images.
+NODE_BIN="${NODE_DIR}/bin"
+NODE_IMAGES="${NODE_DIR}/images"
+# State of one cluster: certificates, configs, logs, and the directories that
+# are bind-mounted over /run, /var/lib and /var/log inside its namespaces.
+NODE_STATE="${NODE_DIR}/state"
+NODE_KUBECONFIG="${NODE_STATE}/kubeconfig"
+# The PID, in the host's PID namespace, of the cluster namespaces' init.
+NODE_INIT_PIDFILE="${NODE_DIR}/init.pid"
+# The host-wide sysctls that the kubelet sets; recorded before it starts
+# (host_snapshot) and restored on teardown.
+NODE_SYSCTLS=(vm.overcommit_memory kernel.panic kernel.panic_on_oops)
+
+# The bridge is both the node IP and the Pod gateway, inside the cluster's
+# network namespace.
+NODE_BRIDGE=kep0
+NODE_IP=10.88.0.1
+POD_CIDR=10.88.0.0/24
+SERVICE_CIDR=10.96.0.0/24
+
+# The images the tests and the walkthrough use; both are built from the
+# project (test/images) and imported into containerd, never pulled.
+PAUSE_IMAGE=registry.k8s.invalid/kep-6318/pause:1.0
+PROBE_IMAGE=registry.k8s.invalid/kep-6318/probe-target:1.0
+
+NODE_KUBE_TARGETS=(cmd/kube-apiserver cmd/kube-controller-manager cmd/kube-scheduler cmd/kubelet cmd/kubectl)
+
+# node_missing prints, one per line, what this machine lacks to run a node.
+# Nothing printed means it has everything.
+node_missing() {
+  [[ "$(uname -s)" == Linux ]] || echo "Linux (this is $(uname -s))"
+  [[ "$(id -u)" == 0 ]] || echo "root (the kubelet and containerd manage mounts, cgroups and network namespaces)"
+  command -v unshare >/dev/null || echo "unshare (util-linux)"
+  command -v nsenter >/dev/null || echo "nsenter (util-linux)"
+  command -v ip >/dev/null || echo "ip (iproute2)"
+  [[ -d /sys/fs/cgroup ]] || echo "cgroups (/sys/fs/cgroup)"
+  grep -qw overlay /proc/filesystems 2>/dev/null || echo "the overlay filesystem (modprobe overlay)"
+  if [[ "$(id -u)" == 0 ]] && ! unshare --mount --net --pid --fork true 2>/dev/null; then
+    echo "permission to create mount, network and PID namespaces"
+  fi
+}
+
+# build_runtime builds containerd, runc and the CNI plugins into NODE_BIN.
+# runc needs cgo and libseccomp (Debian: libseccomp-dev, pkg-config).
+build_runtime() {
+  mkdir -p "${NODE_BIN}"
+  local stamp="${NODE_BIN}/.versions" want
+  want="containerd=${CONTAINERD_VERSION} runc=${RUNC_VERSION} cni=${CNI_PLUGINS_VERSION}"
+  if [[ -f "${stamp}" && "$(cat "${stamp}")" == "${want}" ]]; then
+    return
+  fi
+  log "building containerd ${CONTAINERD_VERSION}"
+  GOBIN="${NODE_BIN}" CGO_ENABLED=0 go install \
+    "github.com/containerd/containerd/v2/cmd/containerd@${CONTAINERD_VERSION}" \
+    "github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2@${CONTAINERD_VERSION}" \
+    "github.com/containerd/containerd/v2/cmd/ctr@${CONTAINERD_VERSION}"
+  log "building runc ${RUNC_VERSION}"
+  GOBIN="${NODE_BIN}" CGO_ENABLED=1 go install -tags seccomp \
+    "github.com/opencontainers/runc@${RUNC_VERSION}"
+  log "building CNI plugins ${CNI_PLUGINS_VERSION}"
+  mkdir -p "${NODE_BIN}/cni"
+  GOBIN="${NODE_BIN}/cni" CGO_ENABLED=0 go install \
+    "github.com/containernetworking/plugins/plugins/main/bridge@${CNI_PLUGINS_VERSION}" \
+    "github.com/containernetworking/plugins/plugins/main/loopback@${CNI_PLUGINS_VERSION}" \
+    "github.com/containernetworking/plugins/plugins/ipam/host-local@${CNI_PLUGINS_VERSION}"
+  echo "${want}" >"${stamp}"
+}
+
+NODE_NAME=kep-node
+# The host port on 127.0.0.1 where cmd/node-forward exposes the API server.
+NODE_API_PORT="${KEP_NODE_PORT:-6443}"
+
+# build_node builds everything the node runs: the runtime, the Kubernetes
+# components from the patched tree, the project's tools and both images.
+build_node() {
+  build_runtime
+  WHAT="${NODE_KUBE_TARGETS[*]}" "${ROOT}/hack/build.sh"
+  build_etcd
+  log "building the node tools and images"
+  mkdir -p "${NODE_IMAGES}"
+  (
+    cd "${ROOT}"
+    go build -o "${NODE_BIN}/node-forward" ./cmd/node-forward
+    go build -o "${NODE_BIN}/node-image" ./cmd/node-image
+    CGO_ENABLED=0 go build -o "${NODE_IMAGES}/pause" ./test/images/pause
+    CGO_ENABLED=0 go build -o "${NODE_IMAGES}/probe-target" ./test/images/probe-target
+  )
+  "${NODE_BIN}/node-image" -binary "${NODE_IMAGES}/pause" -tag "${PAUSE_IMAGE}" -o "${NODE_IMAGES}/pause.tar"
+  "${NODE_BIN}/node-image" -binary "${NODE_IMAGES}/probe-target" -tag "${PROBE_IMAGE}" -o "${NODE_IMAGES}/probe-target.tar"
+}
+
+# node_init_pid prints the host PID of the running cluster's init, or fails.
+node_init_pid() {
+  local pid
+  [[ -f "${NODE_INIT_PIDFILE}" ]] || return 1
+  pid=$(cat "${NODE_INIT_PIDFILE}")
+  [[ -n "${pid}" ]] && kill -0 "${pid}" 2>/dev/null || return 1
+  echo "${pid}"
+}
+
+# node_exec runs a command inside the cluster's namespaces.
+node_exec() {
+  local pid
+  pid=$(node_init_pid) || die "the node is not running"
+  nsenter --target "${pid}" --mount --net --pid -- "$@"
+}
+
+# host_snapshot prints what the node must leave as it found it: the host's
+# mount points, network devices, top-level cgroups and the kubelet's sysctls.
+host_snapshot() {
+  echo "# mounts"
+  awk '{print $5}' /proc/self/mountinfo | LC_ALL=C sort
+  echo "# network devices"
+  ip -o link show | awk -F': ' '{print $2}' | LC_ALL=C sort
+  echo "# cgroups"
+  find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d 2>/dev/null | LC_ALL=C sort
+  echo "# sysctls"
+  local s
+  for s in "${NODE_SYSCTLS[@]}"; do
+    echo "${s}=$(sysctl -n "${s}")"
+  done
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Stops the single-node cluster that hack/node-up.sh started, and checks that
+# it left nothing behind: no process of its namespaces, no kubepods cgroup,
+# and the host's mounts, network devices, cgroups and sysctls as they were
+# before it started. Safe to run when nothing is running, and after a failed
+# start. Exits non-zero if anything is left.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "${ROOT}/hack/lib-node.sh"
+
+# pids_in_namespace prints the processes of the cluster's PID namespace.
+# Containers run in PID namespaces nested in it, and are found through their
+# cgroups instead.
+pids_in_namespace() {
+  local ns=$1 link
+  for link in /proc/[0-9]*/ns/pid; do
+    [[ "$(readlink "${link}" 2>/dev/null)" == "${ns}" ]] && basename "$(dirname "$(dirname "${link}")")"
+  done
+  return 0
+}
+
+# kubepods_cgroups prints the kubelet's Pod cgroups, in every hierarchy.
+kubepods_cgroups() {
+  find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d -name kubepods 2>/dev/null
+}
+
+pids_in_kubepods() {
+  local dir
+  for dir in $(kubepods_cgroups); do
+    find "${dir}" -name cgroup.procs -exec cat {} + 2>/dev/null
+  done
+}
+
+kill_file() {
+  local file=$1 pid
+  [[ -f "${file}" ]] || return 0
+  pid=$(cat "${file}")
+  [[ -n "${pid}" ]] && kill -KILL "${pid}" 2>/dev/null || true
+  rm -f "${file}"
+}
+
+wait_gone() {
+  local what=$1 deadline=$((SECONDS + 30))
+  shift
+  while [[ -n "$("$@")" ]]; do
+    if ((SECONDS >= deadline)); then
+      echo "left behind: ${what}: $("$@" | tr '\n' ' ')"
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
+main() {
+  local failed=0 ns=""
+  [[ -f "${NODE_DIR}/pidns" ]] && ns=$(cat "${NODE_DIR}/pidns")
+
+  kill_file "${NODE_DIR}/forward.pid"
+  # Killing the namespace's init kills every process in the namespace,
+  # including containerd's shims and, nested below, the containers.
+  kill_file "${NODE_INIT_PIDFILE}"
+  kill_file "${NODE_DIR}/unshare.pid"
+  if [[ -n "${ns}" ]]; then
+    wait_gone "processes in ${ns}" pids_in_namespace "${ns}" || failed=1
+    rm -f "${NODE_DIR}/pidns"
+  fi
+  # A container that escaped the namespace would still be in a Pod cgroup.
+  local pid
+  for pid in $(pids_in_kubepods); do
+    kill -KILL "${pid}" 2>/dev/null || true
+  done
+  wait_gone "processes in kubepods cgroups" pids_in_kubepods || failed=1
+  local dir
+  for dir in $(kubepods_cgroups); do
+    find "${dir}" -depth -type d -exec rmdir {} + 2>/dev/null || true
+  done
+  [[ -z "$(kubepods_cgroups)" ]] || {
+    echo "left behind: cgroups $(kubepods_cgroups | tr '\n' ' ')"
+    failed=1
+  }
+
+  if [[ -f "${NODE_DIR}/host.before" ]]; then
+    # The kubelet sets these host-wide; put back what they were.
+    local line
+    sed -n '/^# sysctls$/,$p' "${NODE_DIR}/host.before" | sed 1d | while read -r line; do
+      sysctl -q -w "${line}" >/dev/null
+    done
+    if ! diff -u "${NODE_DIR}/host.before" <(host_snapshot) >"${NODE_DIR}/host.diff"; then
+      echo "the host differs from before the node started:"
+      cat "${NODE_DIR}/host.diff"
+      failed=1
+    else
+      rm -f "${NODE_DIR}/host.before" "${NODE_DIR}/host.diff"
+    fi
+  fi
+  if ((failed)); then
+    die "teardown left something behind (above)"
+  fi
+  log "node stopped; no process, mount, cgroup, network device or sysctl change left"
+}
+
+main "$@"

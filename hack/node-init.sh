@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The init process of the single-node cluster. hack/node-up.sh starts it as
+# PID 1 of new mount, network and PID namespaces; everything the cluster runs
+# (etcd, the control plane, containerd, the kubelet, shims and containers)
+# descends from it. Killing it ends them all, and with them the namespaces'
+# mounts and network devices: that is how hack/node-down.sh tears down.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "${ROOT}/hack/lib-node.sh"
+
+LOGS="${NODE_STATE}/logs"
+CERTS="${NODE_STATE}/certs"
+CONF="${NODE_STATE}/conf"
+export PATH="${NODE_BIN}:${PATH}"
+
+# The kubelet and containerd write to fixed paths under /run, /var/lib and
+# /var/log (the kubelet hard-codes /var/log/containers). Give them the
+# cluster's own directories there; the host's stay untouched.
+for dir in run lib log; do
+  mkdir -p "${NODE_STATE}/${dir}"
+done
+mount --bind "${NODE_STATE}/run" /run
+mount --bind "${NODE_STATE}/lib" /var/lib
+mount --bind "${NODE_STATE}/log" /var/log
+
+# The bridge is the node's IP and the Pods' gateway; the CNI bridge plugin
+# attaches each Pod to it.
+ip link set lo up
+ip link add "${NODE_BRIDGE}" type bridge
+ip addr add "${NODE_IP}/24" dev "${NODE_BRIDGE}"
+ip link set "${NODE_BRIDGE}" up
+ip route add default dev "${NODE_BRIDGE}"
+
+start() {
+  local name=$1
+  shift
+  "$@" >"${LOGS}/${name}.log" 2>&1 &
+  echo "${name} $!" >>"${NODE_STATE}/components"
+}
+
+start etcd "${OUTPUT}/bin/etcd" --name node --data-dir "${NODE_STATE}/etcd" \
+  --listen-client-urls http://127.0.0.1:2379 --advertise-client-urls http://127.0.0.1:2379 \
+  --listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
+  --initial-cluster node=http://127.0.0.1:2380
+
+start kube-apiserver "${OUTPUT}/bin/kube-apiserver" --etcd-servers http://127.0.0.1:2379 \
+  --advertise-address "${NODE_IP}" --secure-port 6443 \
+  --tls-cert-file "${CERTS}/apiserver.crt" --tls-private-key-file "${CERTS}/apiserver.key" \
+  --client-ca-file "${CERTS}/ca.crt" --token-auth-file "${CERTS}/tokens.csv" \
+  --authorization-mode RBAC --service-cluster-ip-range "${SERVICE_CIDR}" \
+  --service-account-issuer https://kubernetes.default.svc.cluster.local \
+  --service-account-key-file "${CERTS}/sa.pub" --service-account-signing-key-file "${CERTS}/sa.key" \
+  --feature-gates "MutableContainerProbes=${KEP_NODE_APISERVER_GATE:-true}"
+
+start kube-controller-manager "${OUTPUT}/bin/kube-controller-manager" \
+  --kubeconfig "${CONF}/admin.kubeconfig" --leader-elect=false --bind-address 127.0.0.1 \
+  --service-account-private-key-file "${CERTS}/sa.key" --root-ca-file "${CERTS}/ca.crt" \
+  --use-service-account-credentials=false
+
+start kube-scheduler "${OUTPUT}/bin/kube-scheduler" \
+  --kubeconfig "${CONF}/admin.kubeconfig" --leader-elect=false --bind-address 127.0.0.1
+
+start containerd containerd --config "${CONF}/containerd.toml"
+# The kubelet exits when the runtime does not answer at once.
+for _ in $(seq 1 120); do
+  [[ -S /run/containerd/containerd.sock ]] && break
+  sleep 0.5
+done
+
+start kubelet "${OUTPUT}/bin/kubelet" --config "${CONF}/kubelet.yaml" \
+  --kubeconfig "${CONF}/admin.kubeconfig" --hostname-override "${NODE_NAME}" \
+  --node-ip "${NODE_IP}" --v 2
+
+# PID 1 stays to reap orphans (shims re-parent to it) until it is killed.
+while true; do
+  wait || true
+  sleep 1
+done

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Opens a shell (or runs a command) inside the namespaces of the running
+# single-node cluster, where Pod IPs and the node's ports are reachable, with
+# KUBECONFIG set and the node's binaries (kubectl, ctr, runc) on PATH.
+#
+#   hack/node-shell.sh
+#   hack/node-shell.sh ctr -n k8s.io containers list
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "${ROOT}/hack/lib-node.sh"
+
+(($#)) || set -- bash
+node_exec env KUBECONFIG="${NODE_STATE}/conf/admin.kubeconfig" \
+  CONTAINERD_ADDRESS=/run/containerd/containerd.sock CONTAINERD_NAMESPACE=k8s.io \
+  PATH="${BIN}:${NODE_BIN}:${PATH}" "$@"

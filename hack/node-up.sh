@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# Builds and starts a real single-node cluster from the patched tree: etcd,
+# kube-apiserver, kube-controller-manager, kube-scheduler, containerd, runc,
+# the CNI bridge and the kubelet, with MutableContainerProbes on (set
+# KEP_NODE_APISERVER_GATE / KEP_NODE_KUBELET_GATE to false to turn it off on
+# one side). It runs in mount, network and PID namespaces of its own; the API
+# server is forwarded to https://127.0.0.1:${KEP_NODE_PORT:-6443} and
+# _output/node/state/kubeconfig points at it. hack/node-down.sh stops it.
+#
+#   KEP_NODE_SKIP_BUILD=1   use what _output/ already has
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "${ROOT}/hack/lib-node.sh"
+
+CERTS="${NODE_STATE}/certs"
+CONF="${NODE_STATE}/conf"
+
+missing=$(node_missing)
+if [[ -n "${missing}" ]]; then
+  die "this machine cannot run the node; it lacks:
+${missing}"
+fi
+if pid=$(node_init_pid); then
+  die "a node is already running (init pid ${pid}); stop it with hack/node-down.sh"
+fi
+# A node that was not torn down (a killed test run) is cleaned up first.
+if [[ -f "${NODE_DIR}/host.before" ]]; then
+  "${ROOT}/hack/node-down.sh"
+fi
+
+if [[ "${KEP_NODE_SKIP_BUILD:-0}" != 1 ]]; then
+  ensure_checkout
+  build_node
+fi
+
+write_certs() {
+  mkdir -p "${CERTS}"
+  (
+    cd "${CERTS}"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=kep-6318-node-ca" \
+      -keyout ca.key -out ca.crt 2>/dev/null
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=kube-apiserver" \
+      -keyout apiserver.key -out apiserver.csr 2>/dev/null
+    printf 'subjectAltName=IP:%s,IP:127.0.0.1,IP:%s,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default.svc\n' \
+      "${NODE_IP}" "${SERVICE_CIDR%.*}.1" >apiserver.ext
+    openssl x509 -req -in apiserver.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
+      -extfile apiserver.ext -out apiserver.crt 2>/dev/null
+    openssl genrsa -out sa.key 2048 2>/dev/null
+    openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
+    # One administrator token for the user and every component: the node is
+    # a test bed, not a hardened cluster.
+    echo "$(openssl rand -hex 16),admin,admin,system:masters" >tokens.csv
+  )
+}
+
+# write_kubeconfig FILE SERVER writes a kubeconfig for the admin token.
+write_kubeconfig() {
+  local kc=("${BIN}/kubectl" --kubeconfig "$1")
+  "${kc[@]}" config set-cluster node --server "$2" --certificate-authority "${CERTS}/ca.crt" --embed-certs >/dev/null
+  "${kc[@]}" config set-credentials admin --token "$(cut -d, -f1 "${CERTS}/tokens.csv")" >/dev/null
+  "${kc[@]}" config set-context node --cluster node --user admin >/dev/null
+  "${kc[@]}" config use-context node >/dev/null
+}
+
+write_configs() {
+  mkdir -p "${CONF}/cni" "${NODE_STATE}/logs"
+  write_kubeconfig "${CONF}/admin.kubeconfig" "https://${NODE_IP}:6443"
+  write_kubeconfig "${NODE_KUBECONFIG}" "https://127.0.0.1:${NODE_API_PORT}"
+
+  cat >"${CONF}/containerd.toml" <<EOF
+version = 3
+root = "/var/lib/containerd"
+state = "/run/containerd"
+
+[grpc]
+  address = "/run/containerd/containerd.sock"
+
+[plugins.'io.containerd.cri.v1.images']
+  snapshotter = "overlayfs"
+  [plugins.'io.containerd.cri.v1.images'.pinned_images]
+    sandbox = "${PAUSE_IMAGE}"
+
+[plugins.'io.containerd.cri.v1.runtime']
+  # Processes here may not lower their OOM score adjustment.
+  restrict_oom_score_adj = true
+  [plugins.'io.containerd.cri.v1.runtime'.cni]
+    bin_dirs = ["${NODE_BIN}/cni"]
+    conf_dir = "${CONF}/cni"
+  [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
+    runtime_type = "io.containerd.runc.v2"
+    [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
+      BinaryName = "${NODE_BIN}/runc"
+      SystemdCgroup = false
+EOF
+
+  cat >"${CONF}/cni/10-kep.conflist" <<EOF
+{
+  "cniVersion": "1.0.0",
+  "name": "kep",
+  "plugins": [
+    {
+      "type": "bridge",
+      "bridge": "${NODE_BRIDGE}",
+      "isGateway": true,
+      "ipMasq": false,
+      "ipam": {
+        "type": "host-local",
+        "ranges": [[{"subnet": "${POD_CIDR}", "gateway": "${NODE_IP}", "rangeStart": "${NODE_IP%.*}.10"}]],
+        "dataDir": "/var/lib/cni/networks"
+      }
+    },
+    {"type": "loopback"}
+  ]
+}
+EOF
+
+  cat >"${CONF}/kubelet.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+featureGates:
+  MutableContainerProbes: ${KEP_NODE_KUBELET_GATE:-true}
+containerRuntimeEndpoint: unix:///run/containerd/containerd.sock
+# This machine has cgroup v1.
+failCgroupV1: false
+cgroupDriver: cgroupfs
+failSwapOn: false
+address: ${NODE_IP}
+readOnlyPort: 0
+# The API server reaches the kubelet (logs, exec) without client
+# certificates; nothing outside the cluster's namespace can reach it.
+authentication:
+  anonymous: {enabled: true}
+  webhook: {enabled: false}
+authorization:
+  mode: AlwaysAllow
+resolvConf: /etc/resolv.conf
+# The images are imported, never pulled: keep them whatever the disk usage,
+# and do not evict Pods for a host disk that is merely full-ish.
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+evictionHard:
+  memory.available: 100Mi
+  nodefs.available: "1%"
+  nodefs.inodesFree: "1%"
+  imagefs.available: "1%"
+# Tests drive restart loops; restart after at most a second, not five minutes.
+crashLoopBackOff:
+  maxContainerRestartPeriod: 1s
+EOF
+}
+
+teardown_on_failure() {
+  log "the node failed to start; logs are in ${NODE_STATE#"${ROOT}/"}/logs; tearing down"
+  "${ROOT}/hack/node-down.sh" || true
+}
+
+# unshare runs as long as the node's init does.
+unshare_pid=""
+
+wait_until() {
+  local what=$1 seconds=$2
+  shift 2
+  local deadline=$((SECONDS + seconds))
+  until "$@" >/dev/null 2>&1; do
+    kill -0 "${unshare_pid}" 2>/dev/null || die "the node's init exited while waiting for ${what}"
+    ((SECONDS < deadline)) || die "${what} did not happen within ${seconds}s"
+    sleep 0.5
+  done
+}
+
+main() {
+  rm -rf "${NODE_STATE}"
+  mkdir -p "${NODE_STATE}"
+  write_certs
+  write_configs
+  host_snapshot >"${NODE_DIR}/host.before"
+  trap teardown_on_failure EXIT
+
+  log "starting the node in its own namespaces"
+  setsid unshare --mount --net --pid --fork --mount-proc --propagation private --kill-child=SIGKILL \
+    -- "${ROOT}/hack/node-init.sh" >"${NODE_STATE}/logs/init.log" 2>&1 </dev/null &
+  unshare_pid=$!
+  local init
+  echo "${unshare_pid}" >"${NODE_DIR}/unshare.pid"
+  wait_until "the node's init" 10 pgrep -P "${unshare_pid}"
+  init=$(pgrep -P "${unshare_pid}")
+  echo "${init}" >"${NODE_INIT_PIDFILE}"
+  readlink "/proc/${init}/ns/pid" >"${NODE_DIR}/pidns"
+
+  setsid "${NODE_BIN}/node-forward" -netns "/proc/${init}/ns/net" \
+    -listen "127.0.0.1:${NODE_API_PORT}" -target "${NODE_IP}:6443" \
+    >"${NODE_STATE}/logs/node-forward.log" 2>&1 </dev/null &
+  echo "$!" >"${NODE_DIR}/forward.pid"
+
+  local kc=("${BIN}/kubectl" --kubeconfig "${NODE_KUBECONFIG}")
+  wait_until "kube-apiserver /readyz" 120 "${kc[@]}" get --raw /readyz
+  wait_until "containerd" 60 node_exec test -S /run/containerd/containerd.sock
+  local image
+  for image in pause probe-target; do
+    node_exec "${NODE_BIN}/ctr" --address /run/containerd/containerd.sock -n k8s.io \
+      images import --platform "linux/$(go env GOARCH)" "${NODE_IMAGES}/${image}.tar" >/dev/null 2>&1 ||
+      die "importing ${image}.tar into containerd failed"
+  done
+  wait_until "node ${NODE_NAME} Ready" 120 "${kc[@]}" wait --for=condition=Ready "node/${NODE_NAME}" --timeout=1s
+  wait_until "the default service account" 60 "${kc[@]}" -n default get serviceaccount default
+  trap - EXIT
+  log "node ${NODE_NAME} is Ready; KUBECONFIG=${NODE_KUBECONFIG}"
+}
+
+main "$@"
