@@ -23,6 +23,9 @@ NODE_INIT_PIDFILE="${NODE_DIR}/init.pid"
 # (host_snapshot) and restored on teardown.
 NODE_SYSCTLS=(vm.overcommit_memory kernel.panic kernel.panic_on_oops)
 
+NODE_NAME=kep-node
+# The host port on 127.0.0.1 where cmd/node-forward exposes the API server.
+NODE_API_PORT="${KEP_NODE_PORT:-6443}"
 # The bridge is both the node IP and the Pod gateway, inside the cluster's
 # network namespace.
 NODE_BRIDGE=kep0
@@ -52,6 +55,20 @@ node_missing() {
   fi
 }
 
+# ensure_libseccomp makes sure runc's seccomp support can be built: it needs
+# the libseccomp headers and pkg-config, which it installs from Debian's
+# packages when it can.
+ensure_libseccomp() {
+  command -v pkg-config >/dev/null && pkg-config --exists libseccomp && return
+  if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+    log "installing libseccomp-dev and pkg-config (Debian packages) to build runc"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libseccomp-dev pkg-config >/dev/null
+    return
+  fi
+  die "runc needs the libseccomp headers and pkg-config; on Debian: apt-get install -y libseccomp-dev pkg-config"
+}
+
 # build_runtime builds containerd, runc and the CNI plugins into NODE_BIN.
 # runc needs cgo and libseccomp (Debian: libseccomp-dev, pkg-config).
 build_runtime() {
@@ -67,6 +84,7 @@ build_runtime() {
     "github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2@${CONTAINERD_VERSION}" \
     "github.com/containerd/containerd/v2/cmd/ctr@${CONTAINERD_VERSION}"
   log "building runc ${RUNC_VERSION}"
+  ensure_libseccomp
   GOBIN="${NODE_BIN}" CGO_ENABLED=1 go install -tags seccomp \
     "github.com/opencontainers/runc@${RUNC_VERSION}"
   log "building CNI plugins ${CNI_PLUGINS_VERSION}"
@@ -77,10 +95,6 @@ build_runtime() {
     "github.com/containernetworking/plugins/plugins/ipam/host-local@${CNI_PLUGINS_VERSION}"
   echo "${want}" >"${stamp}"
 }
-
-NODE_NAME=kep-node
-# The host port on 127.0.0.1 where cmd/node-forward exposes the API server.
-NODE_API_PORT="${KEP_NODE_PORT:-6443}"
 
 # build_node builds everything the node runs: the runtime, the Kubernetes
 # components from the patched tree, the project's tools and both images.

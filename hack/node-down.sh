@@ -35,7 +35,9 @@ kill_file() {
   local file=$1 pid
   [[ -f "${file}" ]] || return 0
   pid=$(cat "${file}")
-  [[ -n "${pid}" ]] && kill -KILL "${pid}" 2>/dev/null || true
+  if [[ -n "${pid}" ]]; then
+    kill -KILL "${pid}" 2>/dev/null || true
+  fi
   rm -f "${file}"
 }
 
