@@ -10,5 +10,9 @@ if [[ -d "${KUBE_ROOT}/.git" ]] && base_commit >/dev/null; then
     die "refusing to remove _output/: _output/kubernetes holds work that is not in patches/. Run 'make patches' first."
   fi
 fi
+# A running node has processes and mounts under _output/node: stop it first.
+if [[ -f "${OUTPUT}/node/init.pid" || -f "${OUTPUT}/node/host.before" ]]; then
+  "${ROOT}/hack/node-down.sh"
+fi
 rm -rf "${OUTPUT}"
 log "removed _output/"

@@ -109,8 +109,9 @@ func TestLivenessAdded(t *testing.T) {
 	pod, before := f.startApp(newPod("add", targetContainer(app, port)), appRunning)
 	id := containerID(pod, app)
 
-	f.patch("add", `{"spec":{"containers":[{"name":"app","livenessProbe":{"httpGet":{"path":"/livez","port":8080},"periodSeconds":1,"failureThreshold":1}}]}}`)
-	f.waitForEvent("add", "ContainerProbeChanged", `Liveness probe added for container "app"`)
+	_, patched := f.patch("add", `{"spec":{"containers":[{"name":"app","livenessProbe":{"httpGet":{"path":"/livez","port":8080},"periodSeconds":1,"failureThreshold":1}}]}}`)
+	eventAt := f.waitForEvent("add", "ContainerProbeChanged", `Liveness probe added for container "app"`)
+	f.measure("liveness addition PATCH to ContainerProbeChanged event", eventAt.Sub(patched))
 	f.holds("add", "the same running container", quiet, sameContainer(app, id, 0))
 	after := f.state("add", port)
 	if after.Instance != before.Instance {
@@ -235,7 +236,7 @@ func TestRestartableInitContainerProbeChanged(t *testing.T) {
 		t.Fatal("the sidecar is Ready with a failing readiness probe")
 	}
 
-	f.jsonPatch("sidecar", `[
+	_, patched := f.jsonPatch("sidecar", `[
 	  {"op":"replace","path":"/spec/initContainers/0/readinessProbe/httpGet/path","value":"/healthz"},
 	  {"op":"add","path":"/spec/initContainers/0/livenessProbe","value":{"httpGet":{"path":"/healthz","port":8081},"periodSeconds":1,"failureThreshold":1}}
 	]`)
@@ -244,6 +245,7 @@ func TestRestartableInitContainerProbeChanged(t *testing.T) {
 	pod = f.waitFor("sidecar", "the sidecar and the Pod Ready", func(p *v1.Pod) bool {
 		return ready(p, "sidecar") && condition(p, v1.PodReady) == v1.ConditionTrue
 	})
+	f.measure("sidecar readiness PATCH to Pod Ready (successThreshold 1, period 1s)", time.Since(patched))
 	f.holds("sidecar", "the same sidecar container", 3*time.Second, sameContainer("sidecar", id, 0))
 	after := f.state("sidecar", sidecarPort)
 	if after.Instance != before.Instance || after.Hits["healthz"] == 0 {
