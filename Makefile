@@ -4,7 +4,7 @@
 SHELL := /usr/bin/env bash
 WHAT ?=
 
-.PHONY: all checkout patches test test-e2e test-integration test-node test-series verify update-generated build run node-up node-down clean help
+.PHONY: all checkout patches test test-e2e test-integration test-node test-series test-differential test-fuzz bench verify update-generated build run node-up node-down clean help
 
 all: test
 
@@ -31,6 +31,15 @@ test-node: ## Run the node end-to-end tests (test/node) on a real single-node cl
 
 test-series: ## Check that the series bisects: each patch, applied in order, passes go vet and go test of the packages it touches.
 	@hack/test-series.sh
+
+test-differential: ## Run ValidatePodUpdate and Pod Security on the same generated Pod updates in the patched and the base tree and compare them (SEED=, PAIRS=).
+	@hack/test-differential.sh
+
+test-fuzz: ## Fuzz ValidatePodUpdate with mutable probes in the patched tree for FUZZTIME (default 10m): no panics, no changed arguments.
+	@hack/test-fuzz.sh
+
+bench: ## Run the same benchmarks in the base and the patched tree, interleaved, print benchstat and check the performance budget.
+	@hack/bench.sh
 
 verify: ## Check that the series applies, matches _output/kubernetes, is gofmt clean, and keeps upstream's lists and generated files in sync.
 	@hack/verify.sh

@@ -3,9 +3,11 @@
 #   1. the project's own Go tests and the harness checks;
 #   2. upstream's go test on every package that the series touches, inside
 #      _output/kubernetes (unit packages only);
-#   3. the integration tests of the integration packages the series touches
+#   3. the differential test of ValidatePodUpdate and Pod Security against
+#      the base tree (hack/test-differential.sh);
+#   4. the integration tests of the integration packages the series touches
 #      (hack/test-integration.sh: a real kube-apiserver and etcd);
-#   4. the project's black-box suite against the built binaries
+#   5. the project's black-box suite against the built binaries
 #      (hack/test-e2e.sh).
 # They all fit CI's budget. With WHAT, only 1 and go test of WHAT run: the
 # quick loop while working on a patch.
@@ -34,5 +36,6 @@ if ((${#pkgs[@]})); then
   log "upstream tests: ${pkgs[*]}"
   (cd "${KUBE_ROOT}" && go test -timeout "${KUBE_TEST_TIMEOUT:-30m}" "${pkgs[@]}")
 fi
+"${ROOT}/hack/test-differential.sh"
 "${ROOT}/hack/test-integration.sh"
 "${ROOT}/hack/test-e2e.sh"

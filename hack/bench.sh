@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# make bench: the same benchmarks (test/sidebyside/testdata/*_bench_test.go),
+# compiled into the base tree and the patched tree and run interleaved, so
+# that both trees see the same load of a shared machine: ROUNDS rounds
+# (default 30) of one short run (BENCHTIME, default 200ms) of the
+# ValidatePodUpdate benchmarks of each tree, then PROBER_ROUNDS rounds
+# (default 3) of the prober benchmarks, alternating which tree goes first.
+# benchstat prints the comparison; cmd/benchbudget checks the budgets and
+# exits 1 naming each broken one and by how much. Not part of make test:
+# benchmarks are not tests.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "${ROOT}/hack/lib-sidebyside.sh"
+
+ensure_checkout
+ensure_base_tree
+
+rounds=${ROUNDS:-30}
+prober_rounds=${PROBER_ROUNDS:-3}
+benchtime=${BENCHTIME:-200ms}
+work="${OUTPUT}/bench"
+mkdir -p "${work}"
+
+if ! command -v benchstat >/dev/null; then
+  log "installing benchstat"
+  go install golang.org/x/perf/cmd/benchstat@latest
+fi
+benchstat=$(command -v benchstat || echo "$(go env GOPATH)/bin/benchstat")
+
+PROBER_PKG=pkg/kubelet/prober
+for tree in base patched; do
+  root=${KUBE_ROOT}
+  [[ ${tree} == base ]] && root=${BASE_ROOT}
+  write_overlay "${work}/${tree}.overlay.json" "${root}" \
+    "${VALIDATION_PKG}/zz_kep_corpus_test.go=validation_corpus_test.go" \
+    "${VALIDATION_PKG}/zz_kep_bench_test.go=validation_bench_test.go" \
+    "${PROBER_PKG}/zz_kep_bench_test.go=prober_bench_test.go"
+  log "bench: building the test binaries of the ${tree} tree"
+  (cd "${root}" &&
+    go test -c -o "${work}/${tree}-$(basename "${VALIDATION_PKG}").test" -overlay "${work}/${tree}.overlay.json" "./${VALIDATION_PKG}" &&
+    go test -c -o "${work}/${tree}-$(basename "${PROBER_PKG}").test" -overlay "${work}/${tree}.overlay.json" "./${PROBER_PKG}")
+  : >"${work}/${tree}.txt"
+done
+
+# run_tree TREE PKG BENCH [FLAGS] runs the benchmarks BENCH of PKG in TREE once.
+run_tree() {
+  local tree=$1 pkg=$2 bench=$3 root=${KUBE_ROOT}
+  shift 3
+  [[ ${tree} == base ]] && root=${BASE_ROOT}
+  (cd "${root}/${pkg}" && KEP_TREE=${tree} "${work}/${tree}-$(basename "${pkg}").test" -test.run '^$' \
+    -test.bench "${bench}" -test.count 1 "$@") >>"${work}/${tree}.txt"
+}
+
+# interleaved N PKG BENCH [FLAGS] runs N rounds of both trees.
+interleaved() {
+  local n=$1 r
+  shift
+  for ((r = 1; r <= n; r++)); do
+    if ((r % 2)); then
+      run_tree base "$@"
+      run_tree patched "$@"
+    else
+      run_tree patched "$@"
+      run_tree base "$@"
+    fi
+  done
+}
+
+start=${SECONDS}
+log "bench: ValidatePodUpdate, ${rounds} rounds of ${benchtime}"
+interleaved "${rounds}" "${VALIDATION_PKG}" '^BenchmarkKEPValidatePodUpdate$' -test.benchtime "${benchtime}"
+log "bench: prober, ${prober_rounds} rounds"
+interleaved "${prober_rounds}" "${PROBER_PKG}" '^BenchmarkKEP(AddPodNoChange|RapidUpdates)$'
+log "bench: done in $((SECONDS - start))s"
+
+echo
+"${benchstat}" base="${work}/base.txt" patched="${work}/patched.txt"
+echo
+(cd "${ROOT}" && go run ./cmd/benchbudget "${work}/base.txt" "${work}/patched.txt") ||
+  die "bench: a performance budget is broken (see above); raw results in ${work#"${ROOT}/"}"
+log "bench: every budget holds"

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# make test-differential: runs ValidatePodUpdate and Pod Security's
+# isSignificantPodUpdate on the same generated (old Pod, new Pod) pairs in the
+# patched tree and in the base tree, and compares them with cmd/differential:
+# with the gate off the errors must be identical, with it on the metamorphic
+# property must hold (see internal/differential).
+#
+#   SEED=7 PAIRS=50000 hack/test-differential.sh
+#
+# DIFF_MUTANT="<file in the tree>=<absolute path> ..." replaces files of the
+# patched tree for the run (go -overlay), to check that the comparison catches
+# a broken change.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "${ROOT}/hack/lib-sidebyside.sh"
+
+ensure_checkout
+ensure_base_tree
+
+seed=${SEED:-1}
+pairs=${PAIRS:-30000}
+work="${OUTPUT}/differential"
+mkdir -p "${work}"
+rm -f "${work}"/*.jsonl "${work}/repro.txt" "${work}/repro-pairs"
+
+for tree in patched base; do
+  root=${KUBE_ROOT}
+  [[ ${tree} == base ]] && root=${BASE_ROOT}
+  overlay=("${VALIDATION_OVERLAY[@]}")
+  write_overlay "${work}/${tree}.overlay.json" "${root}" "${overlay[@]}"
+  if [[ ${tree} == patched && -n "${DIFF_MUTANT:-}" ]]; then
+    for mutant in ${DIFF_MUTANT}; do
+      log "differential: patched tree with ${mutant%%=*} replaced by ${mutant#*=}"
+      sed -i "s#^}}\$#,\n  \"${root}/${mutant%%=*}\": \"${mutant#*=}\"\n}}#" "${work}/${tree}.overlay.json"
+    done
+  fi
+  log "differential: building the ${VALIDATION_PKG} tests in the ${tree} tree"
+  (cd "${root}" && go test -c -o "${work}/${tree}.test" -overlay "${work}/${tree}.overlay.json" "./${VALIDATION_PKG}")
+  log "differential: ${pairs} pairs (SEED=${seed}) in the ${tree} tree"
+  start=${SECONDS}
+  (cd "${root}/${VALIDATION_PKG}" &&
+    KEP_DIFF_TREE=${tree} KEP_DIFF_SEED=${seed} KEP_DIFF_PAIRS=${pairs} KEP_DIFF_OUT="${work}/${tree}.jsonl" \
+      "${work}/${tree}.test" -test.run '^TestKEPDifferential$' -test.count=1 -test.timeout=60m -test.v) | grep -v '^=== RUN'
+  log "differential: ${tree} tree took $((SECONDS - start))s"
+done
+
+rc=0
+(cd "${ROOT}" && go run ./cmd/differential -repro "${work}/repro-pairs" "${work}/patched.jsonl" "${work}/base.jsonl") || rc=$?
+if ((rc == 1)); then
+  (cd "${KUBE_ROOT}/${VALIDATION_PKG}" &&
+    KEP_DIFF_TREE=patched KEP_DIFF_SEED=${seed} KEP_DIFF_DUMP="$(cat "${work}/repro-pairs")" KEP_DIFF_OUT="${work}/repro.txt" \
+      "${work}/patched.test" -test.run '^TestKEPDifferential$' -test.count=1 >/dev/null)
+  echo
+  echo "Reproducers (SEED=${seed}), the pairs above:"
+  cat "${work}/repro.txt"
+  die "the patched tree differs from the base (SEED=${seed}); reproducers above and in ${work#"${ROOT}/"}/repro.txt"
+fi
+((rc == 0)) || die "differential: cannot compare the results (see above)"
+log "differential: no differences in ${pairs} pairs (SEED=${seed})"

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# make test-fuzz: native Go fuzzing of ValidatePodUpdate with
+# AllowMutableContainerProbes on and off, in the patched tree, for FUZZTIME
+# (default 10m). The target (test/sidebyside/testdata/validation_fuzz_test.go)
+# fails on a panic or when validation changes its arguments.
+#
+# The regression inputs are the project's: test/sidebyside/testdata/fuzz/
+# FuzzKEPValidatePodUpdate, read by the target (KEP_FUZZ_CORPUS) and run first
+# as seeds. go test writes a failing input into the tree's
+# pkg/apis/core/validation/testdata/fuzz; this script moves it into the
+# project, to be committed, and leaves the tree as it was. The corpus that
+# guides fuzzing is go test's, in $(go env GOCACHE)/fuzz.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "${ROOT}/hack/lib-sidebyside.sh"
+
+ensure_checkout
+
+target=FuzzKEPValidatePodUpdate
+fuzztime=${FUZZTIME:-10m}
+work="${OUTPUT}/fuzz"
+corpus="${SIDEBYSIDE}/fuzz/${target}"
+pkgdir="${KUBE_ROOT}/${VALIDATION_PKG}"
+mkdir -p "${work}" "${corpus}"
+
+[[ ! -e "${pkgdir}/testdata" ]] ||
+  die "${pkgdir#"${ROOT}/"}/testdata exists; it is not upstream's. Move any failing input in it to ${corpus#"${ROOT}/"} and remove it."
+# keep_crashers moves what go test wrote into the tree to the project.
+keep_crashers() {
+  local f
+  [[ -d "${pkgdir}/testdata" ]] || return 0
+  for f in "${pkgdir}/testdata/fuzz/${target}"/*; do
+    [[ -e "${f}" ]] || continue
+    mv "${f}" "${corpus}/"
+    log "fuzz: failing input saved as ${corpus#"${ROOT}/"}/$(basename "${f}"); commit it as a regression case"
+  done
+  rm -rf "${pkgdir}/testdata"
+}
+trap keep_crashers EXIT
+
+write_overlay "${work}/overlay.json" "${KUBE_ROOT}" \
+  "${VALIDATION_PKG}/zz_kep_corpus_test.go=validation_corpus_test.go" \
+  "${VALIDATION_PKG}/zz_kep_fuzz_test.go=validation_fuzz_test.go"
+
+cd "${KUBE_ROOT}"
+log "fuzz: ${target} for ${fuzztime} in ${VALIDATION_PKG} (patched tree)"
+start=${SECONDS}
+KEP_FUZZ_CORPUS="${corpus}" go test -overlay "${work}/overlay.json" -run "^${target}\$" -fuzz "^${target}\$" \
+  -fuzztime "${fuzztime}" "./${VALIDATION_PKG}"
+log "fuzz: clean after $((SECONDS - start))s (FUZZTIME=${fuzztime})"

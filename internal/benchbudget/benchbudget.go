@@ -1,0 +1,175 @@
+// Package benchbudget checks the performance budget of the series on the
+// output of the same benchmarks run in the base tree and in the patched tree
+// (make bench).
+package benchbudget
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Samples holds, per benchmark name (without the -GOMAXPROCS suffix) and
+// unit, every value measured.
+type Samples map[string]map[string][]float64
+
+var procsSuffix = regexp.MustCompile(`-\d+$`)
+
+// Parse reads go test -bench output.
+func Parse(r io.Reader) (Samples, error) {
+	s := Samples{}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 4 || !strings.HasPrefix(fields[0], "Benchmark") || len(fields)%2 != 0 {
+			continue
+		}
+		if _, err := strconv.Atoi(fields[1]); err != nil {
+			continue
+		}
+		name := procsSuffix.ReplaceAllString(strings.TrimPrefix(fields[0], "Benchmark"), "")
+		if s[name] == nil {
+			s[name] = map[string][]float64{}
+		}
+		for i := 2; i+1 < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%q: %w", sc.Text(), err)
+			}
+			s[name][fields[i+1]] = append(s[name][fields[i+1]], v)
+		}
+	}
+	return s, sc.Err()
+}
+
+// ParseFile reads go test -bench output from a file.
+func ParseFile(path string) (Samples, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Parse(f)
+}
+
+// Median is the median of the values of name in unit.
+func (s Samples) Median(name, unit string) (float64, error) {
+	v := slices.Clone(s[name][unit])
+	if len(v) == 0 {
+		return 0, fmt.Errorf("no %s samples of Benchmark%s", unit, name)
+	}
+	slices.Sort(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2], nil
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2, nil
+}
+
+// PairedRatio is the median of num[i]/den[i] over the samples of two
+// benchmarks. make bench runs the two trees alternately, so sample i of each
+// was measured at about the same time, under the same load of a shared
+// machine; the ratio of each pair cancels most of that load.
+func PairedRatio(num, den []float64) (float64, error) {
+	n := min(len(num), len(den))
+	if n == 0 {
+		return 0, fmt.Errorf("no samples")
+	}
+	r := make([]float64, n)
+	for i := range n {
+		r[i] = num[i] / den[i]
+	}
+	slices.Sort(r)
+	if n%2 == 1 {
+		return r[n/2], nil
+	}
+	return (r[n/2-1] + r[n/2]) / 2, nil
+}
+
+// Result is one budget line.
+type Result struct {
+	Budget string
+	Value  string
+	OK     bool
+	// Over says by how much a broken budget is exceeded.
+	Over string
+}
+
+// MaxGoroutines is the budget of BenchmarkKEPRapidUpdates: the three probe
+// workers, the one blocked probe attempt of each, and two spare for the
+// runtime. It must not depend on the number of updates.
+const MaxGoroutines = 3 + 3 + 2
+
+// CPUTime is the unit the time budgets are checked in: the process CPU time
+// per operation that the benchmarks report, which unlike wall time does not
+// count the time other processes take from the benchmark.
+const CPUTime = "cpu-ns/op"
+
+// Check applies the budgets of make bench to the base and patched samples.
+func Check(base, patched Samples) ([]Result, error) {
+	var out []Result
+	ratio := func(budget string, num, den []float64, limit float64) error {
+		r, err := PairedRatio(num, den)
+		if err != nil {
+			return fmt.Errorf("%s: %w", budget, err)
+		}
+		res := Result{Budget: budget, Value: fmt.Sprintf("%.3f", r), OK: r <= limit}
+		if !res.OK {
+			res.Over = fmt.Sprintf("%.1f%% over %.2f", (r/limit-1)*100, limit)
+		}
+		out = append(out, res)
+		return nil
+	}
+	allocs := func(budget string, name string, equal bool) error {
+		b, err := base.Median(name, "allocs/op")
+		if err != nil {
+			return err
+		}
+		p, err := patched.Median(name, "allocs/op")
+		if err != nil {
+			return err
+		}
+		res := Result{Budget: budget, Value: fmt.Sprintf("%g vs %g", p, b), OK: p <= b && (!equal || p == b)}
+		if !res.OK {
+			res.Over = fmt.Sprintf("%+g allocs/op", p-b)
+		}
+		out = append(out, res)
+		return nil
+	}
+
+	for _, update := range []string{"image", "probe"} {
+		name := "KEPValidatePodUpdate/gate=off/update=" + update
+		if err := ratio("ValidatePodUpdate, gate off, "+update+" update: patched/base CPU time ≤ 1.02",
+			patched[name][CPUTime], base[name][CPUTime], 1.02); err != nil {
+			return nil, err
+		}
+		if err := allocs("ValidatePodUpdate, gate off, "+update+" update: patched allocs/op = base", name, true); err != nil {
+			return nil, err
+		}
+	}
+	if err := ratio("ValidatePodUpdate, gate on, patched: probe-only/image-only update CPU time ≤ 1.10",
+		patched["KEPValidatePodUpdate/gate=on/update=probe"][CPUTime],
+		patched["KEPValidatePodUpdate/gate=on/update=image"][CPUTime], 1.10); err != nil {
+		return nil, err
+	}
+	if err := allocs("prober AddPod, no change, 10 containers x 3 probes: patched allocs/op ≤ base", "KEPAddPodNoChange", false); err != nil {
+		return nil, err
+	}
+
+	// The most goroutines of any run, not the median.
+	gs := patched["KEPRapidUpdates"]["goroutines"]
+	if len(gs) == 0 {
+		return nil, fmt.Errorf("no goroutines samples of BenchmarkKEPRapidUpdates")
+	}
+	g := slices.Max(gs)
+	res := Result{Budget: fmt.Sprintf("prober, 1,000 rapid updates against blocked probes: goroutines ≤ %d", MaxGoroutines), Value: fmt.Sprintf("%g", g), OK: g <= MaxGoroutines}
+	if !res.OK {
+		res.Over = fmt.Sprintf("%g goroutines over", g-MaxGoroutines)
+	}
+	out = append(out, res)
+	return out, nil
+}

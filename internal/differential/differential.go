@@ -1,0 +1,189 @@
+// Package differential compares what ValidatePodUpdate and Pod Security's
+// isSignificantPodUpdate say about the same (old Pod, new Pod) pairs in the
+// patched tree and in the base tree. Each tree writes one Record per pair
+// (test/sidebyside/testdata/validation_differential_test.go); Compare checks:
+//
+//   - gate off: the patched tree's errors equal the base's, each error's
+//     type, field, detail and bad value;
+//   - gate on, the metamorphic property: the patched tree accepts the pair
+//     if and only if the base accepts it with the new Pod's probes reset to
+//     the old ones, the new probes are valid, and, when a probe changed, the
+//     Pod is neither terminating, terminal nor a mirror Pod;
+//   - Pod Security: the patched tree finds an update significant if and only
+//     if the base does or a probe of a container it compares changed.
+package differential
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+)
+
+// Error is a field.Error as the trees print it.
+type Error struct {
+	Type     string `json:"type"`
+	Field    string `json:"field"`
+	Detail   string `json:"detail"`
+	BadValue string `json:"badValue"`
+}
+
+func (e Error) String() string {
+	return fmt.Sprintf("%s %s: %q (value %s)", e.Type, e.Field, e.Detail, e.BadValue)
+}
+
+// Record is what one tree says about one pair.
+type Record struct {
+	I                    int     `json:"i"`
+	Hash                 string  `json:"hash"`
+	Desc                 string  `json:"desc"`
+	OldValid             bool    `json:"oldValid"`
+	GateOff              []Error `json:"gateOff"`
+	GateOn               []Error `json:"gateOn"`
+	HasOn                bool    `json:"hasOn"`
+	Reset                []Error `json:"reset"`
+	ProbeErrors          []Error `json:"probeErrors"`
+	MutableProbesChanged bool    `json:"mutableProbesChanged"`
+	ForbiddenState       bool    `json:"forbiddenState"`
+	Significant          bool    `json:"significant"`
+	AnyProbeChanged      bool    `json:"anyProbeChanged"`
+}
+
+// Difference is one pair on which a check failed.
+type Difference struct {
+	I     int
+	Check string // gate-off, gate-on, pod-security
+	Desc  string
+	Text  string // what each side said
+}
+
+// Stats describe the corpus, so that a run that tests nothing shows.
+type Stats struct {
+	Pairs, OldValid                    int
+	AcceptedOff, AcceptedOn            int
+	MutableProbesChanged, ProbeChanged int
+	AcceptedProbeChanges               int
+	ForbiddenState                     int
+	Significant                        int
+}
+
+func (s Stats) String() string {
+	return fmt.Sprintf("%d pairs: old Pod valid in %d; accepted with the gate off %d, on %d; "+
+		"a probe of a regular or restartable init container changed in %d (accepted with the gate on: %d); "+
+		"any probe changed in %d; old Pod terminating, terminal or mirror in %d; significant for Pod Security (patched) %d",
+		s.Pairs, s.OldValid, s.AcceptedOff, s.AcceptedOn, s.MutableProbesChanged, s.AcceptedProbeChanges,
+		s.ProbeChanged, s.ForbiddenState, s.Significant)
+}
+
+// ReadFile reads the records a tree wrote, one JSON object per line.
+func ReadFile(path string) ([]Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f)
+}
+
+// Read reads records, one JSON object per line.
+func Read(r io.Reader) ([]Record, error) {
+	var out []Record
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), 1<<26)
+	for sc.Scan() {
+		var rec Record
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return nil, fmt.Errorf("record %d: %w", len(out), err)
+		}
+		if rec.I != len(out) {
+			return nil, fmt.Errorf("record %d has index %d", len(out), rec.I)
+		}
+		out = append(out, rec)
+	}
+	return out, sc.Err()
+}
+
+// Compare checks the patched records against the base records. It fails
+// when the two trees did not see the same corpus.
+func Compare(patched, base []Record) (Stats, []Difference, error) {
+	var st Stats
+	if len(patched) != len(base) {
+		return st, nil, fmt.Errorf("the patched tree evaluated %d pairs, the base tree %d", len(patched), len(base))
+	}
+	var diffs []Difference
+	for i, p := range patched {
+		b := base[i]
+		if p.Hash != b.Hash || p.Desc != b.Desc {
+			return st, nil, fmt.Errorf("pair %d differs between the trees (%s %q, %s %q): the corpus generator is not deterministic", i, p.Hash, p.Desc, b.Hash, b.Desc)
+		}
+		if !p.HasOn {
+			return st, nil, fmt.Errorf("pair %d: the patched tree did not evaluate the gate on", i)
+		}
+		st.Pairs++
+		if b.OldValid {
+			st.OldValid++
+		}
+		if len(p.GateOff) == 0 {
+			st.AcceptedOff++
+		}
+		if len(p.GateOn) == 0 {
+			st.AcceptedOn++
+		}
+		if b.MutableProbesChanged {
+			st.MutableProbesChanged++
+			if len(p.GateOn) == 0 {
+				st.AcceptedProbeChanges++
+			}
+		}
+		if b.AnyProbeChanged {
+			st.ProbeChanged++
+		}
+		if b.ForbiddenState {
+			st.ForbiddenState++
+		}
+		if p.Significant {
+			st.Significant++
+		}
+
+		if !reflect.DeepEqual(norm(p.GateOff), norm(b.GateOff)) {
+			diffs = append(diffs, Difference{I: i, Check: "gate-off", Desc: p.Desc,
+				Text: "patched:\n" + errorsText(p.GateOff) + "base:\n" + errorsText(b.GateOff)})
+		}
+		want := len(b.Reset) == 0 && len(b.ProbeErrors) == 0 && !(b.MutableProbesChanged && b.ForbiddenState)
+		if got := len(p.GateOn) == 0; got != want {
+			diffs = append(diffs, Difference{I: i, Check: "gate-on", Desc: p.Desc, Text: fmt.Sprintf(
+				"patched with the gate on accepts: %v; expected %v from the base: reset pair accepted %v, new probes valid %v, probe changed %v, terminating/terminal/mirror %v\n"+
+					"patched with the gate on:\n%sbase, probes reset:\n%sbase, errors of the new probes:\n%s",
+				got, want, len(b.Reset) == 0, len(b.ProbeErrors) == 0, b.MutableProbesChanged, b.ForbiddenState,
+				errorsText(p.GateOn), errorsText(b.Reset), errorsText(b.ProbeErrors))})
+		}
+		if want := b.Significant || b.AnyProbeChanged; p.Significant != want {
+			diffs = append(diffs, Difference{I: i, Check: "pod-security", Desc: p.Desc, Text: fmt.Sprintf(
+				"patched isSignificantPodUpdate: %v; base: %v, a probe changed: %v, expected %v",
+				p.Significant, b.Significant, b.AnyProbeChanged, want)})
+		}
+	}
+	return st, diffs, nil
+}
+
+// norm treats a nil and an empty error list alike.
+func norm(errs []Error) []Error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs
+}
+
+func errorsText(errs []Error) string {
+	if len(errs) == 0 {
+		return "  (accepted)\n"
+	}
+	var b strings.Builder
+	for _, e := range errs {
+		fmt.Fprintf(&b, "  %s\n", strings.ReplaceAll(e.String(), "\n", "\n    "))
+	}
+	return b.String()
+}

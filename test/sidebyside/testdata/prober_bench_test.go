@@ -1,0 +1,174 @@
+/*
+Copyright The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// This file is not part of Kubernetes: the KEP-6318 project compiles it into
+// pkg/kubelet/prober of the patched tree and of the base tree with
+// go test -overlay (make bench). KEP_TREE says which tree it runs in.
+
+package prober
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	v1 "k8s.io/api/core/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/component-base/featuregate"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/klog/v2"
+	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
+	kubepod "k8s.io/kubernetes/pkg/kubelet/pod"
+	"k8s.io/kubernetes/pkg/kubelet/prober/results"
+	"k8s.io/kubernetes/pkg/kubelet/status"
+	statustest "k8s.io/kubernetes/pkg/kubelet/status/testing"
+	kubeletutil "k8s.io/kubernetes/pkg/kubelet/util"
+	"k8s.io/kubernetes/test/utils/ktesting"
+)
+
+// kepEnableGate turns MutableContainerProbes on in the patched tree. The base
+// tree does not have the gate.
+func kepEnableGate(b *testing.B) {
+	const gate = featuregate.Feature("MutableContainerProbes")
+	_, known := utilfeature.DefaultMutableFeatureGate.GetAll()[gate]
+	switch tree := os.Getenv("KEP_TREE"); {
+	case tree == "patched" && known:
+		featuregatetesting.SetFeatureGateDuringTest(b, utilfeature.DefaultFeatureGate, gate, true)
+	case tree == "base" && !known:
+	default:
+		b.Fatalf("KEP_TREE=%q, and the gate %s is known: %v", tree, gate, known)
+	}
+}
+
+func kepProbe(command string, period int32) *v1.Probe {
+	return &v1.Probe{
+		ProbeHandler:     v1.ProbeHandler{Exec: &v1.ExecAction{Command: []string{command}}},
+		TimeoutSeconds:   1,
+		PeriodSeconds:    period,
+		SuccessThreshold: 1,
+		FailureThreshold: 3,
+	}
+}
+
+// BenchmarkKEPAddPodNoChange measures AddPod of a Pod with 10 containers with
+// three probes each, whose workers already exist: the reconcile that every
+// Pod sync does.
+func BenchmarkKEPAddPodNoChange(b *testing.B) {
+	kepEnableGate(b)
+	ctx := context.Context(ktesting.Init(b))
+	m := newTestManager()
+	defer cleanup(b, m)
+	pod := &v1.Pod{}
+	pod.Name, pod.Namespace, pod.UID = "bench", "default", "bench"
+	for i := range 10 {
+		pod.Spec.Containers = append(pod.Spec.Containers, v1.Container{
+			Name:           fmt.Sprintf("container-%d", i),
+			LivenessProbe:  kepProbe("live", 10),
+			ReadinessProbe: kepProbe("ready", 10),
+			StartupProbe:   kepProbe("start", 10),
+		})
+	}
+	m.AddPod(ctx, pod)
+	if n := m.workerCount(); n != 30 {
+		b.Fatalf("%d workers, want 30", n)
+	}
+
+	b.ReportAllocs()
+	for b.Loop() {
+		m.AddPod(ctx, pod)
+	}
+}
+
+// kepBlockingRunner blocks every exec probe until release is closed, even
+// when its context is cancelled: probes that cannot be cancelled.
+type kepBlockingRunner struct {
+	attempts chan struct{}
+	release  chan struct{}
+}
+
+func (r *kepBlockingRunner) RunInContainer(_ context.Context, _ kubecontainer.ContainerID, _ []string, _ time.Duration) ([]byte, error) {
+	select {
+	case r.attempts <- struct{}{}:
+	default:
+	}
+	<-r.release
+	return nil, nil
+}
+
+// BenchmarkKEPRapidUpdates applies 1,000 spec updates per iteration to a
+// running Pod whose probes are blocked, changing its startup command, its
+// liveness timeout and removing and re-adding its readiness probe. It reports
+// the goroutines the probe manager holds after the updates (the most seen),
+// which must not grow with the number of updates, and its workers.
+func BenchmarkKEPRapidUpdates(b *testing.B) {
+	kepEnableGate(b)
+	// Every probe change logs (and with the gate on, records an event);
+	// discard the logs so that the benchmark measures the prober.
+	ctx := klog.NewContext(context.Background(), logr.Discard())
+	pod := getTestPod()
+	var pods []*v1.Pod
+	for i := range 20 {
+		p := pod.DeepCopy()
+		c := &p.Spec.Containers[0]
+		c.StartupProbe = kepProbe(fmt.Sprintf("start-%d", i), 1)
+		c.LivenessProbe = kepProbe("live", 1)
+		c.LivenessProbe.TimeoutSeconds = int32(i%5 + 1)
+		if i%10 != 0 {
+			c.ReadinessProbe = kepProbe("ready", int32(i%7+1))
+		}
+		pods = append(pods, p)
+	}
+	pod = pods[1]
+
+	podManager := kubepod.NewBasicPodManager()
+	podManager.AddPod(pod)
+	runner := &kepBlockingRunner{attempts: make(chan struct{}, 1), release: make(chan struct{})}
+	m := NewManager(
+		status.NewManager(&fake.Clientset{}, podManager, &statustest.FakePodDeletionSafetyProvider{}, kubeletutil.NewPodStartupLatencyTracker()),
+		results.NewManager(),
+		results.NewManager(),
+		results.NewManager(),
+		runner,
+		&record.FakeRecorder{}, // discards events
+	).(*manager)
+	// Not a kubelet restart: workers start probing without a random delay.
+	m.start = time.Now().Add(-time.Hour)
+	m.statusManager.SetPodStatus(klog.FromContext(ctx), pod, getTestRunningStatusWithStarted(true))
+
+	before := runtime.NumGoroutine()
+	m.AddPod(ctx, pod)
+	<-runner.attempts // a probe is blocked
+	most := 0
+	i := 0
+	for b.Loop() {
+		for range 1000 {
+			i++
+			m.AddPod(ctx, pods[i%len(pods)])
+		}
+		most = max(most, runtime.NumGoroutine()-before)
+	}
+	b.ReportMetric(float64(most), "goroutines")
+	b.ReportMetric(float64(m.workerCount()), "workers")
+	close(runner.release)
+	cleanup(b, m)
+}
