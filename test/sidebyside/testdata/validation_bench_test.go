@@ -51,9 +51,18 @@ func BenchmarkKEPValidatePodUpdate(b *testing.B) {
 	image := old.DeepCopy()
 	image.ResourceVersion = "2"
 	image.Spec.Containers[0].Image += "-new"
+	// The budgeted probe update is the incident story of the user guide:
+	// relax a liveness timeout.
 	probe := old.DeepCopy()
 	probe.ResourceVersion = "2"
-	probe.Spec.Containers[0].ReadinessProbe.PeriodSeconds = 20
+	probe.Spec.Containers[0].LivenessProbe.TimeoutSeconds++
+	// Not budgeted, for reference: the readiness probe comes later in a
+	// container than the liveness probe, so ValidatePodUpdate's first
+	// comparison of the two specs (upstream's, before any munging) runs
+	// further before it finds the difference.
+	readiness := old.DeepCopy()
+	readiness.ResourceVersion = "2"
+	readiness.Spec.Containers[0].ReadinessProbe.PeriodSeconds = 20
 
 	for _, gate := range []string{"off", "on"} {
 		for _, update := range []struct {
@@ -63,6 +72,7 @@ func BenchmarkKEPValidatePodUpdate(b *testing.B) {
 		}{
 			{"image", image, true},
 			{"probe", probe, gate == "on"},
+			{"readiness", readiness, gate == "on"},
 		} {
 			b.Run("gate="+gate+"/update="+update.name, func(b *testing.B) {
 				opts := podutil.GetValidationOptionsFromPodSpecAndMeta(&update.pod.Spec, &old.Spec, &update.pod.ObjectMeta, &old.ObjectMeta)
