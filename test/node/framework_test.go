@@ -193,23 +193,23 @@ func describe(pod *v1.Pod) string {
 	return string(b)
 }
 
-// patch applies a strategic merge patch to the Pod and returns when the
-// API server accepted it.
+// patch applies a strategic merge patch to the Pod, and returns the Pod and
+// when the request was sent.
 func (f *framework) patch(name, patch string) (*v1.Pod, time.Time) {
 	f.t.Helper()
-	start := time.Now()
-	pod, err := f.client.CoreV1().Pods(f.ns).Patch(f.ctx, name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{})
-	if err != nil {
-		f.t.Fatalf("patching pod %s with %s: %v", name, patch, err)
-	}
-	return pod, start
+	return f.patchAs(name, types.StrategicMergePatchType, patch)
 }
 
 // jsonPatch applies a JSON patch (RFC 6902) to the Pod.
 func (f *framework) jsonPatch(name, patch string) (*v1.Pod, time.Time) {
 	f.t.Helper()
+	return f.patchAs(name, types.JSONPatchType, patch)
+}
+
+func (f *framework) patchAs(name string, pt types.PatchType, patch string) (*v1.Pod, time.Time) {
+	f.t.Helper()
 	start := time.Now()
-	pod, err := f.client.CoreV1().Pods(f.ns).Patch(f.ctx, name, types.JSONPatchType, []byte(patch), metav1.PatchOptions{})
+	pod, err := f.client.CoreV1().Pods(f.ns).Patch(f.ctx, name, pt, []byte(patch), metav1.PatchOptions{})
 	if err != nil {
 		f.t.Fatalf("patching pod %s with %s: %v", name, patch, err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 const (
@@ -270,7 +271,7 @@ func TestReadinessGateStillApplies(t *testing.T) {
 	f.holds("gated", "not Ready", 3*time.Second, func(p *v1.Pod) bool { return condition(p, v1.PodReady) != v1.ConditionTrue })
 
 	status := `{"status":{"conditions":[{"type":"` + gate + `","status":"True","lastTransitionTime":"` + time.Now().UTC().Format(time.RFC3339) + `"}]}}`
-	if _, err := f.client.CoreV1().Pods(f.ns).Patch(f.ctx, "gated", "application/strategic-merge-patch+json", []byte(status), metav1.PatchOptions{}, "status"); err != nil {
+	if _, err := f.client.CoreV1().Pods(f.ns).Patch(f.ctx, "gated", types.StrategicMergePatchType, []byte(status), metav1.PatchOptions{}, "status"); err != nil {
 		t.Fatal(err)
 	}
 	f.waitFor("gated", "Ready", func(p *v1.Pod) bool { return condition(p, v1.PodReady) == v1.ConditionTrue })
@@ -289,7 +290,7 @@ func TestKubeletGateOffRefusesProbeChanges(t *testing.T) {
 	pod, before := f.startApp(newPod("skew", c), func(p *v1.Pod) bool { return ready(p, app) })
 	id := containerID(pod, app)
 
-	_, err := f.client.CoreV1().Pods(f.ns).Patch(f.ctx, "skew", "application/strategic-merge-patch+json",
+	_, err := f.client.CoreV1().Pods(f.ns).Patch(f.ctx, "skew", types.StrategicMergePatchType,
 		[]byte(`{"spec":{"containers":[{"name":"app","readinessProbe":{"httpGet":{"path":"/healthz"}}}]}}`), metav1.PatchOptions{})
 	if !isForbidden(err) || !strings.Contains(err.Error(), "MutableContainerProbes") {
 		t.Fatalf("want the update forbidden for the node's missing MutableContainerProbes feature, got %v", err)
