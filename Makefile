@@ -4,7 +4,7 @@
 SHELL := /usr/bin/env bash
 WHAT ?=
 
-.PHONY: all checkout patches test test-e2e test-integration test-node test-series test-differential test-fuzz bench verify update-generated build run node-up node-down clean help
+.PHONY: all checkout patches test test-e2e test-integration test-node measure-node test-series test-differential test-fuzz bench verify update-generated build run node-up node-down clean help
 
 all: test
 
@@ -28,6 +28,9 @@ test-integration: ## Run the integration tests (real kube-apiserver and etcd) of
 
 test-node: ## Run the node end-to-end tests (test/node) on a real single-node cluster, with the kubelet's gate on, then off; needs root on Linux.
 	@hack/test-node.sh
+
+measure-node: ## Measure on the real node how fast probe changes take effect (docs/performance.md); KEP_NODE_TRIALS= trials per kind (default 20).
+	@KEP_NODE_MEASURE=1 KEP_NODE_RUN='^TestMeasure' hack/test-node.sh
 
 test-series: ## Check that the series bisects: each patch, applied in order, passes go vet and go test of the packages it touches.
 	@hack/test-series.sh

@@ -11,6 +11,12 @@
 //	POST /exit?code=1                        ends the process with the code
 //	GET  /state                              reports the process's state (JSON)
 //
+// Every request to a health endpoint is recorded by its request URI, query
+// included, with the time it arrived: a probe whose path carries a query
+// that no earlier configuration used, such as /readyz?trial=3, shows when the
+// new configuration's first request reached the container. /state reports
+// the latest arrivals of each URI.
+//
 // A mode is "ok" (200), "fail" (503), "slow:<duration>" (200 after the
 // delay) or "fail-for:<duration>" (503 until the process has run that long,
 // then 200). The initial modes come from the environment, for example
@@ -78,7 +84,17 @@ type State struct {
 	Modes     map[string]string `json:"modes"`
 	// Hits counts the requests each health endpoint has answered.
 	Hits map[string]int `json:"hits"`
+	// Arrivals holds, for each request URI of a health endpoint, when its
+	// latest requests arrived (at most maxArrivals of them), oldest first.
+	Arrivals map[string][]time.Time `json:"arrivals"`
 }
+
+// maxArrivals bounds what State.Arrivals keeps for one request URI, and
+// maxURIs the number of request URIs it keeps.
+const (
+	maxArrivals = 8
+	maxURIs     = 4096
+)
 
 type server struct {
 	mu        sync.Mutex
@@ -89,9 +105,17 @@ type server struct {
 
 func (s *server) health(name string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		arrived := time.Now()
 		s.mu.Lock()
 		m := s.modes[name]
 		s.state.Hits[name]++
+		uri := r.URL.RequestURI()
+		if a, ok := s.state.Arrivals[uri]; ok || len(s.state.Arrivals) < maxURIs {
+			if len(a) == maxArrivals {
+				a = append(a[:0], a[1:]...)
+			}
+			s.state.Arrivals[uri] = append(a, arrived)
+		}
 		s.mu.Unlock()
 		if m.delay > 0 {
 			select {
@@ -177,6 +201,7 @@ func countStart(dir string) (int, error) {
 func main() {
 	listen := flag.String("listen", ":8080", "address to serve on")
 	stateDir := flag.String("state-dir", os.Getenv("STATE_DIR"), "directory that keeps the start count across restarts (an emptyDir)")
+	exitAfter := flag.Duration("exit-after", 0, "exit with status 1 after running this long, to keep the kubelet restarting the container (0: never)")
 	flag.Parse()
 
 	id := make([]byte, 8)
@@ -196,6 +221,7 @@ func main() {
 			Starts:   starts,
 			Modes:    map[string]string{},
 			Hits:     map[string]int{},
+			Arrivals: map[string][]time.Time{},
 		},
 	}
 	s.state.StartedAt = s.startedAt
@@ -231,6 +257,12 @@ func main() {
 	})
 	log.Printf("probe-target %s (start %d) serving on %s", s.state.Instance, starts, *listen)
 	go func() { log.Fatal(http.ListenAndServe(*listen, mux)) }()
+	if *exitAfter > 0 {
+		time.AfterFunc(*exitAfter, func() {
+			log.Printf("exiting with 1 after %v", *exitAfter)
+			os.Exit(1)
+		})
+	}
 
 	// As PID 1 the process gets no default SIGTERM handling from the kernel,
 	// and Go's would exit with status 2; stop cleanly instead.

@@ -1,0 +1,297 @@
+//go:build node
+
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// The measurements of docs/performance.md. They run only with
+// KEP_NODE_MEASURE=1 ('make measure-node') and the kubelet's gate on, and
+// report figures; they fail only when the kubelet misbehaves (a restart, a
+// change that is never applied), never on a duration.
+
+func measuring(t *testing.T) {
+	t.Helper()
+	if os.Getenv("KEP_NODE_MEASURE") != "1" {
+		t.Skip("a measurement: run it with 'make measure-node'")
+	}
+	if !kubeletGate() {
+		t.Skip("measures the kubelet with MutableContainerProbes on")
+	}
+}
+
+// trials is the number of trials of each kind (KEP_NODE_TRIALS, default 20).
+func trials() int {
+	if n, err := strconv.Atoi(os.Getenv("KEP_NODE_TRIALS")); err == nil && n > 0 {
+		return n
+	}
+	return 20
+}
+
+// arrivals reads when the container's health endpoints were requested, by
+// request URI.
+func (f *framework) arrivals(pod string, port int32) map[string][]time.Time {
+	f.t.Helper()
+	b, err := f.app(pod, port, "GET", "state", nil)
+	if err != nil {
+		f.t.Fatalf("reading the state of %s:%d: %v", pod, port, err)
+	}
+	var s struct {
+		Arrivals map[string][]time.Time `json:"arrivals"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		f.t.Fatalf("reading the state of %s:%d: %v: %s", pod, port, err, b)
+	}
+	return s.Arrivals
+}
+
+// firstArrival waits for the first request to uri that reached the container
+// after since, and returns when it arrived.
+func (f *framework) firstArrival(pod string, port int32, uri string, since time.Time) time.Time {
+	f.t.Helper()
+	var arrived time.Time
+	err := wait.PollUntilContextTimeout(f.ctx, 20*time.Millisecond, eventually, true, func(context.Context) (bool, error) {
+		for _, at := range f.arrivals(pod, port)[uri] {
+			if at.After(since) {
+				arrived = at
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		f.t.Fatalf("pod %s: no request to %s after %s: %v", pod, uri, since.Format(time.RFC3339Nano), err)
+	}
+	return arrived
+}
+
+// waitApplied waits until the kubelet reports the Pod's current generation
+// as observed, which it does once the probes of that generation are in force.
+func (f *framework) waitApplied(name string) *v1.Pod {
+	f.t.Helper()
+	return f.waitFor(name, "the kubelet observes the latest generation", func(p *v1.Pod) bool {
+		return p.Status.ObservedGeneration == p.Generation
+	})
+}
+
+// percentiles returns the 50th and the 99th percentile of ds (nearest rank).
+func percentiles(ds []time.Duration) (p50, p99 time.Duration) {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	rank := func(p float64) time.Duration {
+		i := int(p*float64(len(s))+0.999999) - 1
+		return s[max(0, min(i, len(s)-1))]
+	}
+	return rank(0.50), rank(0.99)
+}
+
+func (f *framework) report(what string, ds []time.Duration) {
+	p50, p99 := percentiles(ds)
+	f.t.Logf("measure: %s: p50 %s, p99 %s, max %s (%d trials)", what,
+		p50.Round(time.Millisecond), p99.Round(time.Millisecond), slices.Max(ds).Round(time.Millisecond), len(ds))
+}
+
+// TestMeasureProbeChangeLatency measures the time from a PATCH to the first
+// request of the new probe configuration that reaches the container: on an
+// idle Pod, and on a Pod whose pod worker is busy restarting another
+// container that exits every two seconds.
+func TestMeasureProbeChangeLatency(t *testing.T) {
+	measuring(t)
+	for _, busy := range []bool{false, true} {
+		name := "idle"
+		if busy {
+			name = "busy"
+		}
+		t.Run(name, func(t *testing.T) {
+			f := newFramework(t)
+			const port = 8080
+			app := targetContainer("app", port, "STARTZ=slow:25s")
+			// Long periods: a request soon after the PATCH is the new configuration's.
+			app.ReadinessProbe = httpProbe("/readyz?trial=0", port)
+			app.ReadinessProbe.PeriodSeconds = 60
+			app.LivenessProbe = httpProbe("/livez?timeout", port)
+			app.LivenessProbe.PeriodSeconds = 60
+			app.LivenessProbe.FailureThreshold = 3
+			containers := []v1.Container{app}
+			if busy {
+				crasher := targetContainer("crasher", port+1)
+				crasher.Args = append(crasher.Args, "-exit-after", "2s")
+				containers = append(containers, crasher)
+			}
+			f.create(newPod(name, containers...))
+			f.waitFor(name, "app Ready", func(p *v1.Pod) bool { return ready(p, "app") })
+			appID := containerID(f.get(name), "app")
+
+			var handler, timeout, addition, inFlight []time.Duration
+			for i := 1; i <= trials(); i++ {
+				// A readiness handler change.
+				uri := fmt.Sprintf("/readyz?trial=%d", i)
+				sent := time.Now()
+				f.patch(name, fmt.Sprintf(`{"spec":{"containers":[{"name":"app","readinessProbe":{"httpGet":{"path":%q}}}]}}`, uri))
+				handler = append(handler, f.firstArrival(name, port, uri, sent).Sub(sent))
+
+				// A liveness timeout change.
+				sent = time.Now()
+				f.patch(name, fmt.Sprintf(`{"spec":{"containers":[{"name":"app","livenessProbe":{"timeoutSeconds":%d}}]}}`, 1+i%2))
+				timeout = append(timeout, f.firstArrival(name, port, "/livez?timeout", sent).Sub(sent))
+
+				// A liveness addition, after the probe was removed.
+				f.patch(name, `{"spec":{"containers":[{"name":"app","livenessProbe":null}]}}`)
+				f.waitApplied(name)
+				uri = fmt.Sprintf("/livez?added=%d", i)
+				sent = time.Now()
+				f.patch(name, fmt.Sprintf(`{"spec":{"containers":[{"name":"app","livenessProbe":{"httpGet":{"path":%q,"port":%d},"periodSeconds":60,"timeoutSeconds":1,"failureThreshold":3}}]}}`, uri, port))
+				addition = append(addition, f.firstArrival(name, port, uri, sent).Sub(sent))
+				f.patch(name, `{"spec":{"containers":[{"name":"app","livenessProbe":{"httpGet":{"path":"/livez?timeout"}}}]}}`)
+				f.waitApplied(name)
+			}
+			for i := 1; i <= trials()/2; i++ {
+				// timeoutSeconds cut from 30 to 1 while an attempt that takes 25s is in flight.
+				uri := fmt.Sprintf("/startz?inflight=%d", i)
+				sent := time.Now()
+				f.patch(name, fmt.Sprintf(`{"spec":{"containers":[{"name":"app","readinessProbe":{"httpGet":{"path":%q},"timeoutSeconds":30}}]}}`, uri))
+				first := f.firstArrival(name, port, uri, sent)
+				sent = time.Now()
+				f.patch(name, `{"spec":{"containers":[{"name":"app","readinessProbe":{"timeoutSeconds":1}}]}}`)
+				inFlight = append(inFlight, f.firstArrival(name, port, uri, first).Sub(sent))
+			}
+			f.report(name+" Pod: readiness handler change", handler)
+			f.report(name+" Pod: liveness timeoutSeconds change", timeout)
+			f.report(name+" Pod: liveness probe added", addition)
+			f.report(name+" Pod: readiness timeoutSeconds 30 -> 1 with a 25s attempt in flight", inFlight)
+
+			pod := f.get(name)
+			if id := containerID(pod, "app"); id != appID || restarts(pod, "app") != 0 {
+				t.Errorf("the probe changes restarted the app container: %s", describe(pod))
+			}
+		})
+	}
+}
+
+// kubeletCPU returns the CPU time the node's kubelet has used so far. The
+// kubelet runs in the node's PID namespace; /proc of the host shows it too.
+func kubeletCPU(t *testing.T) time.Duration {
+	t.Helper()
+	bin, err := filepath.Abs(filepath.Join("..", "..", "_output", "bin", "kubelet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, proc := range procs {
+		if exe, err := os.Readlink(proc + "/exe"); err != nil || exe != bin {
+			continue
+		}
+		stat, err := os.ReadFile(proc + "/stat")
+		if err != nil {
+			continue
+		}
+		// The fields after the command's closing parenthesis; utime and
+		// stime are fields 14 and 15 of the whole line.
+		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		utime, _ := strconv.ParseInt(fields[11], 10, 64)
+		stime, _ := strconv.ParseInt(fields[12], 10, 64)
+		// Linux reports these in clock ticks of 1/100 s (USER_HZ).
+		return time.Duration(utime+stime) * 10 * time.Millisecond
+	}
+	t.Fatalf("no kubelet process runs %s", bin)
+	return 0
+}
+
+// TestMeasureProbeChangeBurst changes the three probes of both containers of
+// 30 Pods in one burst of PATCHes, and compares the kubelet's CPU time with
+// the same burst of image-free no-op updates (a label).
+func TestMeasureProbeChangeBurst(t *testing.T) {
+	measuring(t)
+	f := newFramework(t)
+	const pods = 30
+	const window = 20 * time.Second
+	container := func(name string, port int32) v1.Container {
+		c := targetContainer(name, port)
+		c.StartupProbe = httpProbe("/startz", port)
+		c.ReadinessProbe = httpProbe("/readyz", port)
+		c.LivenessProbe = httpProbe("/livez", port)
+		for _, p := range []*v1.Probe{c.StartupProbe, c.ReadinessProbe, c.LivenessProbe} {
+			p.PeriodSeconds, p.FailureThreshold = 10, 3
+		}
+		return c
+	}
+	names := make([]string, pods)
+	for i := range names {
+		names[i] = fmt.Sprintf("burst-%02d", i)
+		f.create(newPod(names[i], container("a", 8080), container("b", 8081)))
+	}
+	ids := map[string]string{}
+	for _, name := range names {
+		p := f.waitFor(name, "both containers Ready", func(p *v1.Pod) bool { return ready(p, "a") && ready(p, "b") })
+		ids[name] = containerID(p, "a") + containerID(p, "b")
+	}
+
+	// burst sends patch to every Pod at once and returns when it started.
+	burst := func(patch string) time.Time {
+		start := time.Now()
+		errs := make(chan error, len(names))
+		var wg sync.WaitGroup
+		for _, name := range names {
+			wg.Go(func() {
+				_, err := f.client.CoreV1().Pods(f.ns).Patch(f.ctx, name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{})
+				errs <- err
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatalf("burst: %v", err)
+			}
+		}
+		return start
+	}
+
+	cpu := kubeletCPU(t)
+	start := burst(`{"metadata":{"labels":{"burst":"no-op"}}}`)
+	time.Sleep(window - time.Since(start)) // a measurement window, not a synchronisation
+	noop := kubeletCPU(t) - cpu
+
+	cpu = kubeletCPU(t)
+	start = burst(`{"spec":{"containers":[` +
+		`{"name":"a","startupProbe":{"periodSeconds":5},"readinessProbe":{"httpGet":{"path":"/readyz?burst"}},"livenessProbe":{"timeoutSeconds":2}},` +
+		`{"name":"b","startupProbe":{"periodSeconds":5},"readinessProbe":{"httpGet":{"path":"/readyz?burst"}},"livenessProbe":{"timeoutSeconds":2}}]}}`)
+	for _, name := range names {
+		f.waitApplied(name)
+	}
+	last := time.Now()
+	time.Sleep(window - time.Since(start)) // the same window as the no-op burst
+	changed := kubeletCPU(t) - cpu
+
+	for _, name := range names {
+		p := f.get(name)
+		if containerID(p, "a")+containerID(p, "b") != ids[name] || restarts(p, "a")+restarts(p, "b") != 0 {
+			t.Errorf("the burst restarted a container: %s", describe(p))
+		}
+		for _, c := range []string{"a", "b"} {
+			if !ready(p, c) {
+				t.Errorf("%s/%s is not Ready after the burst: %s", name, c, describe(p))
+			}
+		}
+	}
+	f.t.Logf("measure: %d Pods x 2 containers x 3 probes changed in one burst: every change applied %s after the burst started",
+		pods, last.Sub(start).Round(time.Millisecond))
+	f.t.Logf("measure: kubelet CPU in the %s after the burst: %s for the probe changes, %s for the same burst of no-op label updates",
+		window, changed, noop)
+}
