@@ -50,6 +50,7 @@ start kube-apiserver "${OUTPUT}/bin/kube-apiserver" --etcd-servers http://127.0.
   --authorization-mode RBAC --service-cluster-ip-range "${SERVICE_CIDR}" \
   --service-account-issuer https://kubernetes.default.svc.cluster.local \
   --service-account-key-file "${CERTS}/sa.pub" --service-account-signing-key-file "${CERTS}/sa.key" \
+  --kubelet-preferred-address-types InternalIP \
   --feature-gates "MutableContainerProbes=${KEP_NODE_APISERVER_GATE:-true}"
 
 start kube-controller-manager "${OUTPUT}/bin/kube-controller-manager" \

@@ -100,6 +100,11 @@ func TestLivenessRemovedDuringRestartLoop(t *testing.T) {
 	if after.Starts != int(count)+1 {
 		t.Errorf("the app counted %d starts, the kubelet %d restarts", after.Starts, count)
 	}
+	// The operator inspects the kept container as with kubectl logs.
+	logs, err := f.client.CoreV1().Pods(f.ns).GetLogs("loop", &v1.PodLogOptions{Container: app}).DoRaw(f.ctx)
+	if err != nil || !strings.Contains(string(logs), "probe-target "+after.Instance) {
+		t.Errorf("the logs of the kept container: %v: %s", err, logs)
+	}
 }
 
 // Adding a liveness probe to a running container does not restart it; the
