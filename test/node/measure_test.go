@@ -146,9 +146,9 @@ func TestMeasureProbeChangeLatency(t *testing.T) {
 				f.patch(name, fmt.Sprintf(`{"spec":{"containers":[{"name":"app","readinessProbe":{"httpGet":{"path":%q}}}]}}`, uri))
 				handler = append(handler, f.firstArrival(name, port, uri, sent).Sub(sent))
 
-				// A liveness timeout change.
+				// A liveness timeout change: 1s to 2s (the probe is put back to 1s below).
 				sent = time.Now()
-				f.patch(name, fmt.Sprintf(`{"spec":{"containers":[{"name":"app","livenessProbe":{"timeoutSeconds":%d}}]}}`, 1+i%2))
+				f.patch(name, `{"spec":{"containers":[{"name":"app","livenessProbe":{"timeoutSeconds":2}}]}}`)
 				timeout = append(timeout, f.firstArrival(name, port, "/livez?timeout", sent).Sub(sent))
 
 				// A liveness addition, after the probe was removed.
@@ -158,7 +158,7 @@ func TestMeasureProbeChangeLatency(t *testing.T) {
 				sent = time.Now()
 				f.patch(name, fmt.Sprintf(`{"spec":{"containers":[{"name":"app","livenessProbe":{"httpGet":{"path":%q,"port":%d},"periodSeconds":60,"timeoutSeconds":1,"failureThreshold":3}}]}}`, uri, port))
 				addition = append(addition, f.firstArrival(name, port, uri, sent).Sub(sent))
-				f.patch(name, `{"spec":{"containers":[{"name":"app","livenessProbe":{"httpGet":{"path":"/livez?timeout"}}}]}}`)
+				f.patch(name, `{"spec":{"containers":[{"name":"app","livenessProbe":{"httpGet":{"path":"/livez?timeout"},"timeoutSeconds":1}}]}}`)
 				f.waitApplied(name)
 			}
 			for i := 1; i <= trials()/2; i++ {
