@@ -39,6 +39,15 @@ PAUSE_IMAGE=registry.k8s.invalid/kep-6318/pause:1.0
 PROBE_IMAGE=registry.k8s.invalid/kep-6318/probe-target:1.0
 
 NODE_KUBE_TARGETS=(cmd/kube-apiserver cmd/kube-controller-manager cmd/kube-scheduler cmd/kubelet cmd/kubectl)
+# Where the node's Kubernetes binaries come from. KEP_NODE_BASE=1 runs the
+# unpatched base release instead of the patched tree, without feature gates;
+# its binaries are built from _output/base (make test-upstream-e2e compares
+# the two).
+if [[ "${KEP_NODE_BASE:-0}" == 1 ]]; then
+  NODE_KUBE_BIN="${NODE_DIR}/base-bin"
+else
+  NODE_KUBE_BIN="${BIN}"
+fi
 
 # node_missing prints, one per line, what this machine lacks to run a node.
 # Nothing printed means it has everything.
@@ -97,10 +106,14 @@ build_runtime() {
 }
 
 # build_node builds everything the node runs: the runtime, the Kubernetes
-# components from the patched tree, the project's tools and both images.
+# components (from the patched tree, or the base tree with KEP_NODE_BASE=1),
+# the project's tools and both images.
 build_node() {
   build_runtime
   WHAT="${NODE_KUBE_TARGETS[*]}" "${ROOT}/hack/build.sh"
+  if [[ "${KEP_NODE_BASE:-0}" == 1 ]]; then
+    build_base_binaries
+  fi
   build_etcd
   log "building the node tools and images"
   mkdir -p "${NODE_IMAGES}"
@@ -112,7 +125,48 @@ build_node() {
     CGO_ENABLED=0 go build -o "${NODE_IMAGES}/probe-target" ./test/images/probe-target
   )
   "${NODE_BIN}/node-image" -binary "${NODE_IMAGES}/pause" -tag "${PAUSE_IMAGE}" -o "${NODE_IMAGES}/pause.tar"
-  "${NODE_BIN}/node-image" -binary "${NODE_IMAGES}/probe-target" -tag "${PROBE_IMAGE}" -o "${NODE_IMAGES}/probe-target.tar"
+  # The test image has a shell and the usual commands, for kubectl exec.
+  local rootfs="${NODE_DIR}/rootfs/probe-target"
+  busybox_rootfs "${rootfs}"
+  cp "${NODE_IMAGES}/probe-target" "${rootfs}/probe-target"
+  "${NODE_BIN}/node-image" -rootfs "${rootfs}" -entrypoint /probe-target -tag "${PROBE_IMAGE}" -o "${NODE_IMAGES}/probe-target.tar"
+}
+
+# busybox_rootfs DIR makes DIR a root filesystem of Debian's static busybox
+# (package busybox-static), with one symlink per applet: sh, wget, httpd,
+# ps and the other usual commands.
+busybox_rootfs() {
+  local dir=$1 deb="${NODE_DIR}/busybox-static.deb"
+  if [[ ! -f "${deb}" ]]; then
+    log "downloading Debian's busybox-static"
+    command -v apt-get >/dev/null || die "the node's images need Debian's busybox-static package (apt-get)"
+    apt-get update -qq
+    (cd "${NODE_DIR}" && apt-get download -qq busybox-static 2>/dev/null && mv busybox-static_*.deb "${deb}") ||
+      die "downloading Debian's busybox-static failed"
+  fi
+  rm -rf "${dir}"
+  mkdir -p "${dir}"/{bin,sbin,usr/bin,usr/sbin,etc,root,proc,sys,dev,tmp}
+  chmod 1777 "${dir}/tmp"
+  dpkg-deb --fsys-tarfile "${deb}" | tar -x -C "${dir}" ./bin/busybox
+  local applet
+  while read -r applet; do
+    [[ -e "${dir}/${applet}" || -L "${dir}/${applet}" ]] || ln -s /bin/busybox "${dir}/${applet}"
+  done < <("${dir}/bin/busybox" --list-full)
+  printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"${dir}/etc/passwd"
+  printf 'root:x:0:\nnobody:x:65534:\n' >"${dir}/etc/group"
+}
+
+# build_base_binaries builds the node's Kubernetes components from the
+# unpatched base tree into NODE_DIR/base-bin.
+build_base_binaries() {
+  source "${ROOT}/hack/lib-sidebyside.sh"
+  ensure_base_tree
+  mkdir -p "${NODE_DIR}/base-bin"
+  local target
+  for target in "${NODE_KUBE_TARGETS[@]}"; do
+    log "building ${target} of ${BASE_TAG}"
+    (cd "${BASE_ROOT}" && go build -o "${NODE_DIR}/base-bin/$(basename "${target}")" "./${target}")
+  done
 }
 
 # node_init_pid prints the host PID of the running cluster's init, or fails.

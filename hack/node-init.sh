@@ -38,27 +38,32 @@ start() {
   echo "${name} $!" >>"${NODE_STATE}/components"
 }
 
+# The base release does not know the feature gate.
+apiserver_gates=()
+if [[ "${KEP_NODE_BASE:-0}" != 1 ]]; then
+  apiserver_gates=(--feature-gates "MutableContainerProbes=${KEP_NODE_APISERVER_GATE:-true}")
+fi
+
 start etcd "${OUTPUT}/bin/etcd" --name node --data-dir "${NODE_STATE}/etcd" \
   --listen-client-urls http://127.0.0.1:2379 --advertise-client-urls http://127.0.0.1:2379 \
   --listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
   --initial-cluster node=http://127.0.0.1:2380
 
-start kube-apiserver "${OUTPUT}/bin/kube-apiserver" --etcd-servers http://127.0.0.1:2379 \
+start kube-apiserver "${NODE_KUBE_BIN}/kube-apiserver" --etcd-servers http://127.0.0.1:2379 \
   --advertise-address "${NODE_IP}" --secure-port 6443 \
   --tls-cert-file "${CERTS}/apiserver.crt" --tls-private-key-file "${CERTS}/apiserver.key" \
   --client-ca-file "${CERTS}/ca.crt" --token-auth-file "${CERTS}/tokens.csv" \
   --authorization-mode RBAC --service-cluster-ip-range "${SERVICE_CIDR}" \
   --service-account-issuer https://kubernetes.default.svc.cluster.local \
   --service-account-key-file "${CERTS}/sa.pub" --service-account-signing-key-file "${CERTS}/sa.key" \
-  --kubelet-preferred-address-types InternalIP \
-  --feature-gates "MutableContainerProbes=${KEP_NODE_APISERVER_GATE:-true}"
+  --kubelet-preferred-address-types InternalIP "${apiserver_gates[@]}"
 
-start kube-controller-manager "${OUTPUT}/bin/kube-controller-manager" \
+start kube-controller-manager "${NODE_KUBE_BIN}/kube-controller-manager" \
   --kubeconfig "${CONF}/admin.kubeconfig" --leader-elect=false --bind-address 127.0.0.1 \
   --service-account-private-key-file "${CERTS}/sa.key" --root-ca-file "${CERTS}/ca.crt" \
   --use-service-account-credentials=false
 
-start kube-scheduler "${OUTPUT}/bin/kube-scheduler" \
+start kube-scheduler "${NODE_KUBE_BIN}/kube-scheduler" \
   --kubeconfig "${CONF}/admin.kubeconfig" --leader-elect=false --bind-address 127.0.0.1
 
 start containerd containerd --config "${CONF}/containerd.toml"
@@ -68,7 +73,7 @@ for _ in $(seq 1 120); do
   sleep 0.5
 done
 
-start kubelet "${OUTPUT}/bin/kubelet" --config "${CONF}/kubelet.yaml" \
+start kubelet "${NODE_KUBE_BIN}/kubelet" --config "${CONF}/kubelet.yaml" \
   --kubeconfig "${CONF}/admin.kubeconfig" --hostname-override "${NODE_NAME}" \
   --node-ip "${NODE_IP}" --v 2
 

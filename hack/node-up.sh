@@ -3,7 +3,7 @@
 # kube-apiserver, kube-controller-manager, kube-scheduler, containerd, runc,
 # the CNI bridge and the kubelet, with MutableContainerProbes on (set
 # KEP_NODE_APISERVER_GATE / KEP_NODE_KUBELET_GATE to false to turn it off on
-# one side). It runs in mount, network and PID namespaces of its own; the API
+# one side, or KEP_NODE_BASE=1 to run the unpatched base release). It runs in mount, network and PID namespaces of its own; the API
 # server is forwarded to https://127.0.0.1:${KEP_NODE_PORT:-6443} and
 # _output/node/state/kubeconfig points at it. hack/node-down.sh stops it.
 #
@@ -114,11 +114,13 @@ EOF
 }
 EOF
 
+  local gates="featureGates: {MutableContainerProbes: ${KEP_NODE_KUBELET_GATE:-true}}"
+  # The base release does not know the feature gate.
+  [[ "${KEP_NODE_BASE:-0}" != 1 ]] || gates="# KEP_NODE_BASE=1: the base release, no feature gates"
   cat >"${CONF}/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
-featureGates:
-  MutableContainerProbes: ${KEP_NODE_KUBELET_GATE:-true}
+${gates}
 containerRuntimeEndpoint: unix:///run/containerd/containerd.sock
 # This machine has cgroup v1.
 failCgroupV1: false
@@ -195,11 +197,13 @@ main() {
   local kc=("${BIN}/kubectl" --kubeconfig "${NODE_KUBECONFIG}")
   wait_until "kube-apiserver /readyz" 120 "${kc[@]}" get --raw /readyz
   wait_until "containerd" 60 node_exec test -S /run/containerd/containerd.sock
+  # Every image built for the node: the project's, and upstream's e2e images
+  # once make test-upstream-e2e has built them.
   local image
-  for image in pause probe-target; do
+  for image in "${NODE_IMAGES}"/*.tar; do
     node_exec "${NODE_BIN}/ctr" --address /run/containerd/containerd.sock -n k8s.io \
-      images import --platform "linux/$(go env GOARCH)" "${NODE_IMAGES}/${image}.tar" >/dev/null 2>&1 ||
-      die "importing ${image}.tar into containerd failed"
+      images import --platform "linux/$(go env GOARCH)" "${image}" >/dev/null 2>&1 ||
+      die "importing ${image##*/} into containerd failed"
   done
   wait_until "node ${NODE_NAME} Ready" 120 "${kc[@]}" wait --for=condition=Ready "node/${NODE_NAME}" --timeout=1s
   wait_until "the default service account" 60 "${kc[@]}" -n default get serviceaccount default

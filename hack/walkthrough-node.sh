@@ -107,6 +107,15 @@ app_state
   echo "!!! the process's memory did not survive" >&2
   exit 1
 }
+echo "Inspect the kept container as usual: its log, and a shell inside it:"
+show -n "${NS}" logs web --tail 1
+logs=$(kubectl -n "${NS}" logs web)
+show -n "${NS}" exec web -- ps
+processes=$(kubectl -n "${NS}" exec web -- ps)
+[[ "${logs}" == *"probe-target ${instance//"/}"* && "${processes}" == *"/probe-target"* ]] || {
+  echo "!!! kubectl logs or kubectl exec did not reach the kept container" >&2
+  exit 1
+}
 
 step "Restore the liveness probe with a corrected timeout"
 show -n "${NS}" patch pod web --type=json -p '[{"op":"add","path":"/spec/containers/0/livenessProbe","value":{"httpGet":{"path":"/livez","port":8080},"timeoutSeconds":5,"periodSeconds":3}}]'

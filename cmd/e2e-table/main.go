@@ -1,0 +1,148 @@
+// Command e2e-table compares Ginkgo JSON reports of the same e2e specs run in
+// several configurations (make test-upstream-e2e): it prints a Markdown table
+// of spec -> result per configuration, the run time of each configuration,
+// and the reason for each failure. It exits 1 if a configuration other than
+// base fails a spec that base passes.
+//
+//	e2e-table -dir _output/upstream-e2e on off base
+//
+// reads DIR/on.json, DIR/off.json and DIR/base.json, and DIR/NAME.seconds
+// for the run times.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// specReport is the part of a Ginkgo SpecReport that the table needs.
+type specReport struct {
+	ContainerHierarchyTexts []string
+	LeafNodeText            string
+	LeafNodeType            string
+	State                   string
+	RunTime                 time.Duration
+	Failure                 struct{ Message string }
+}
+
+type report struct {
+	SpecReports []specReport
+}
+
+const base = "base"
+
+func main() {
+	dir := flag.String("dir", ".", "the directory of the reports")
+	flag.Parse()
+	configs := flag.Args()
+	if len(configs) == 0 {
+		fmt.Fprintln(os.Stderr, "e2e-table: name at least one configuration")
+		os.Exit(2)
+	}
+	results := map[string]map[string]specReport{}
+	var specs []string
+	for _, config := range configs {
+		specsOf, err := read(filepath.Join(*dir, config+".json"))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "e2e-table: %v\n", err)
+			results[config] = nil
+			continue
+		}
+		results[config] = specsOf
+		for name, spec := range specsOf {
+			if ran(spec.State) && !slices.Contains(specs, name) {
+				specs = append(specs, name)
+			}
+		}
+	}
+	slices.Sort(specs)
+	os.Exit(print(*dir, configs, specs, results))
+}
+
+// read returns the specs of a report by name.
+func read(path string) (map[string]specReport, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var reports []report
+	if err := json.Unmarshal(data, &reports); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	specs := map[string]specReport{}
+	for _, r := range reports {
+		for _, spec := range r.SpecReports {
+			if spec.LeafNodeType != "It" {
+				continue
+			}
+			name := strings.Join(append(slices.Clone(spec.ContainerHierarchyTexts), spec.LeafNodeText), " ")
+			specs[name] = spec
+		}
+	}
+	return specs, nil
+}
+
+func ran(state string) bool { return state != "skipped" && state != "pending" && state != "" }
+
+func passed(state string) bool { return state == "passed" }
+
+// print prints the table and returns the exit code.
+func print(dir string, configs, specs []string, results map[string]map[string]specReport) int {
+	code := 0
+	fmt.Printf("| spec | %s |\n|---|%s\n", strings.Join(configs, " | "), strings.Repeat("---|", len(configs)))
+	var reasons []string
+	for _, name := range specs {
+		row := []string{name}
+		for _, config := range configs {
+			spec, ok := results[config][name]
+			state := spec.State
+			switch {
+			case results[config] == nil:
+				state = "no report"
+			case !ok:
+				state = "not run"
+			case ran(state):
+				state += fmt.Sprintf(" (%s)", spec.RunTime.Round(time.Second))
+			}
+			row = append(row, state)
+			if ok && ran(spec.State) && !passed(spec.State) {
+				reasons = append(reasons, fmt.Sprintf("- %s, %s: %s", config, name, firstLine(spec.Failure.Message)))
+			}
+			if config != base && results[base] != nil && results[config] != nil &&
+				passed(results[base][name].State) && ran(spec.State) && !passed(spec.State) {
+				code = 1
+			}
+		}
+		fmt.Printf("| %s |\n", strings.Join(row, " | "))
+	}
+	fmt.Println()
+	for _, config := range configs {
+		if seconds, err := os.ReadFile(filepath.Join(dir, config+".seconds")); err == nil {
+			fmt.Printf("- %s: %ss\n", config, strings.TrimSpace(string(seconds)))
+		}
+		if results[config] == nil {
+			code = 1
+		}
+	}
+	if len(reasons) > 0 {
+		fmt.Println("\nFailures:")
+		for _, r := range reasons {
+			fmt.Println(r)
+		}
+	}
+	if code != 0 {
+		fmt.Println("\nFAIL: a configuration has no report, or the patched node fails a spec that the base passes.")
+	}
+	return code
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
