@@ -4,12 +4,43 @@
 SHELL := /usr/bin/env bash
 WHAT ?=
 
-.PHONY: all checkout patches test test-e2e test-integration test-node measure-node test-series test-differential test-fuzz bench verify update-generated build run node-up node-down clean help
+.PHONY: all checkout patches test test-e2e test-integration test-node test-upstream-e2e measure-node test-series test-differential test-fuzz bench verify update-generated build run node-up node-down clean help
 
 all: test
 
-help: ## Show the targets.
+help: ## Show the targets and the settings.
 	@awk -F ':.*## ' '/^[a-z0-9-]+:.*## / {printf "%-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@printf '\nSettings (environment variables or make NAME=value):\n'
+	@sed -n 's/^#: //p' $(MAKEFILE_LIST)
+
+# The settings. Upstream's names where upstream has the setting, KEP_ otherwise.
+#: WHAT                    make test: go test only these packages (./pkg/...); make build: these commands (cmd/...)
+#: KUBE_TIMEOUT            go test's timeout flag in every target that runs go test (default -timeout=30m, integration 60m)
+#: KUBE_TEST_ARGS          more go test arguments in every target that runs go test, such as -run TestX or -v
+#: GOFLAGS                 go's own flags, passed through (GOFLAGS=-race)
+#: KUBE_VERBOSE            verbosity of upstream's generators (make verify, make update-generated; default 1)
+#: KEP_API_PORT            the API server's port on 127.0.0.1 for make run and make node-up (default 6443)
+#: KEP_RUN_MODE            make run: control-plane for the API server only, where a node cannot run
+#: KEP_RUN_EXIT            make run: 1 stops after the walkthrough
+#: KEP_RUN_ETCD_PORT       make run in control-plane mode: etcd's port (default 23790)
+#: KEP_NODE_APISERVER_GATE make node-up: MutableContainerProbes on kube-apiserver (default true)
+#: KEP_NODE_KUBELET_GATE   make node-up: MutableContainerProbes on the kubelet (default true)
+#: KEP_NODE_BASE           make node-up: 1 runs the unpatched base release
+#: KEP_NODE_SKIP_BUILD     make node-up: 1 uses the binaries and images already built
+#: KEP_NODE_MEASURE        make test-node: 1 runs the measurements instead, as make measure-node does
+#: KEP_NODE_RUN            make test-node, make measure-node: the test/node tests to run (-run)
+#: KEP_NODE_TRIALS         make measure-node: trials per kind (default 20)
+#: KEP_E2E_CONFIGS         make test-upstream-e2e: the configurations, in order (default "on off base")
+#: KEP_E2E_FOCUS           make test-upstream-e2e: the specs to run (a Ginkgo focus regexp)
+#: KEP_E2E_PROCS           make test-node, make test-upstream-e2e: Ginkgo processes (default 6)
+#: KEP_DIFF_SEED           make test-differential: the generator's seed (default 1)
+#: KEP_DIFF_PAIRS          make test-differential: the number of Pod updates (default 30000)
+#: KEP_FUZZTIME            make test-fuzz: how long to fuzz (default 10m)
+#: KEP_BENCHTIME           make bench: the -benchtime of one round (default 200ms)
+#: KEP_VERIFY_UPSTREAM     make verify: 0 skips upstream's verify scripts and generated files
+#: KEP_VERIFY_PROTOBUF     make verify, make update-generated: 0 skips generated.proto (needs protoc)
+#: KEP_VERIFY_OPENAPI_SPEC make verify: 1 also checks api/openapi-spec (slow); make update-generated: 0 skips it
+#: KEP_PATCHES_FORCE       make patches: 1 writes the series even if it drops patches the tree never had, or is empty
 
 checkout: ## Rebuild _output/kubernetes: upstream base plus patches/.
 	@hack/checkout.sh
@@ -17,7 +48,7 @@ checkout: ## Rebuild _output/kubernetes: upstream base plus patches/.
 patches: ## Export the commits of _output/kubernetes into patches/.
 	@hack/export-patches.sh
 
-test: ## Run the project's, upstream's unit, integration and black-box tests of what the series touches (WHAT=./pkg/... for unit tests of WHAT only).
+test: ## Run the project's tests, upstream's unit tests of what the series touches, the differential test, the integration tests and the black-box suite (WHAT=./pkg/... for the project's tests and go test of WHAT only).
 	@WHAT="$(WHAT)" hack/test.sh
 
 test-e2e: ## Run the project's black-box suite (test/e2e) against the built kube-apiserver, etcd and kubectl.
@@ -26,8 +57,11 @@ test-e2e: ## Run the project's black-box suite (test/e2e) against the built kube
 test-integration: ## Run the integration tests (real kube-apiserver and etcd) of the packages the series touches; builds etcd.
 	@WHAT="$(WHAT)" hack/test-integration.sh
 
-test-node: ## Run the node end-to-end tests (test/node) on a real single-node cluster, with the kubelet's gate on, then off; needs root on Linux.
+test-node: ## On a real single-node cluster: the feature's e2e specs of the series with the gate on, then the skew test (test/node) with the kubelet's gate off; needs root on Linux.
 	@hack/test-node.sh
+
+test-upstream-e2e: ## Run upstream's probe, sidecar and readiness e2e specs and the feature's on the real node with the gate on, off, and on the unpatched base, and compare (KEP_E2E_CONFIGS=, KEP_E2E_FOCUS=).
+	@hack/test-upstream-e2e.sh
 
 measure-node: ## Measure on the real node how fast probe changes take effect (docs/performance.md); KEP_NODE_TRIALS= trials per kind (default 20).
 	@KEP_NODE_MEASURE=1 KEP_NODE_RUN='^TestMeasure' hack/test-node.sh
@@ -35,10 +69,10 @@ measure-node: ## Measure on the real node how fast probe changes take effect (do
 test-series: ## Check that the series bisects: each patch, applied in order, passes go vet and go test of the packages it touches.
 	@hack/test-series.sh
 
-test-differential: ## Run ValidatePodUpdate and Pod Security on the same generated Pod updates in the patched and the base tree and compare them (SEED=, PAIRS=).
+test-differential: ## Run ValidatePodUpdate and Pod Security on the same generated Pod updates in the patched and the base tree and compare them (KEP_DIFF_SEED=, KEP_DIFF_PAIRS=).
 	@hack/test-differential.sh
 
-test-fuzz: ## Fuzz ValidatePodUpdate with mutable probes in the patched tree for FUZZTIME (default 10m): no panics, no changed arguments.
+test-fuzz: ## Fuzz ValidatePodUpdate with mutable probes in the patched tree for KEP_FUZZTIME (default 10m): no panics, no changed arguments.
 	@hack/test-fuzz.sh
 
 bench: ## Run the same benchmarks in the base and the patched tree, interleaved, print benchstat and check the performance budget.

@@ -2,7 +2,7 @@
 # make bench: the same benchmarks (test/sidebyside/testdata/*_bench_test.go),
 # compiled into the base tree and the patched tree and run interleaved, so
 # that both trees see the same load of a shared machine: ROUNDS rounds
-# (default 30) of one short run (BENCHTIME, default 200ms) of the
+# (default 30) of one short run (KEP_BENCHTIME, default 200ms) of the
 # ValidatePodUpdate benchmarks of each tree, then PROBER_ROUNDS rounds
 # (default 3) of the prober benchmarks, alternating which tree goes first.
 # benchstat prints the comparison; cmd/benchbudget checks the budgets and
@@ -17,7 +17,7 @@ ensure_base_tree
 
 rounds=${ROUNDS:-30}
 prober_rounds=${PROBER_ROUNDS:-3}
-benchtime=${BENCHTIME:-200ms}
+benchtime=${KEP_BENCHTIME:-200ms}
 work="${OUTPUT}/bench"
 mkdir -p "${work}"
 

@@ -3,7 +3,11 @@
 # proxy as its first commit, then patches/ applied with git am.
 #
 # Idempotent: a tree that already matches patches/ is left alone. A tree that
-# holds work not exported to patches/ is never overwritten.
+# holds work not exported to patches/ is never overwritten. When a patch does
+# not apply, the git am session stays, so that the patch can be resolved
+# (git am --continue) or the apply abandoned (git am --abort). Only this
+# script ('make checkout') rebuilds an existing tree; the other targets use
+# it as it is (ensure_checkout in hack/lib.sh).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -81,11 +85,9 @@ apply_series() {
   mapfile -t files < <(patch_files)
   if ((${#files[@]})); then
     log "applying ${#files[@]} patches"
-    if ! kgit am -q --committer-date-is-author-date "${files[@]}"; then
-      kgit am --abort || true
-      kgit checkout -q -B master "${base}"
-      die "patches/ does not apply to ${BASE_TAG}. Fix the failing patch (see above) and run 'make checkout' again."
-    fi
+    # A patch that does not apply leaves the git am session for you to
+    # resolve or abort; nothing is reset.
+    kgit am -q --committer-date-is-author-date "${files[@]}" || die_am_in_progress
   fi
   kgit update-ref "${SYNCED_REF}" HEAD
 }
@@ -101,6 +103,7 @@ main() {
     return
   fi
   base_commit >/dev/null || die "${KUBE_ROOT} has no ${BASE_TAG} tag. Move it away and run 'make checkout' again."
+  ! am_in_progress || die_am_in_progress
 
   if [[ -z "$(kgit status --porcelain --untracked-files=normal)" ]] && is_exported; then
     kgit update-ref "${SYNCED_REF}" HEAD

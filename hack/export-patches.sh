@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Exports the commits of _output/kubernetes after the base into patches/.
 # The output is stable: an unchanged commit gives a byte-identical file, and
-# patch files of commits that no longer exist are removed.
+# patch files of commits that no longer exist are removed. It refuses to drop
+# patches that the tree never had, and to empty patches/
+# (KEP_PATCHES_FORCE=1 overrides both).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -12,9 +14,43 @@ if [[ -n "$(kgit status --porcelain --untracked-files=no)" ]]; then
   die "_output/kubernetes has uncommitted changes. Commit them there (one commit per logical patch), then run 'make patches' again."
 fi
 
+! am_in_progress || die_am_in_progress
+
 tmp=$(mktemp -d)
 trap 'rm -rf "${tmp}"' EXIT
 export_series "${tmp}"
+
+# subjects prints the subjects of the patch files given.
+subjects() {
+  local f
+  for f in "$@"; do
+    git mailinfo /dev/null /dev/null <"${f}" | sed -n 's/^Subject: //p'
+  done
+}
+
+# The series written must not lose a patch that the tree never had: a patch
+# of patches/ that HEAD lacks must have been in the tree when it was last
+# applied or exported (SYNCED_REF), and removed since. A patch that patches/
+# gained afterwards, for example with a git pull, is not the tree's to drop.
+mapfile -t current < <(patch_files)
+if ((${#current[@]})) && [[ "${KEP_PATCHES_FORCE:-0}" != 1 ]]; then
+  if ! compgen -G "${tmp}/*.patch" >/dev/null; then
+    die "_output/kubernetes has no commits on top of ${BASE_TAG}, and patches/ has ${#current[@]} patches: refusing to write an empty series over them. 'make checkout' applies patches/; KEP_PATCHES_FORCE=1 make patches empties it."
+  fi
+  synced=$(kgit rev-parse --verify -q "${SYNCED_REF}" || true)
+  had=$(if [[ -n "${synced}" ]]; then kgit log --format=%s "$(base_commit)..${synced}"; fi)
+  has=$(subjects "${tmp}"/*.patch)
+  lost=()
+  while read -r subject; do
+    if ! grep -qxF -- "${subject}" <<<"${has}" && ! grep -qxF -- "${subject}" <<<"${had}"; then
+      lost+=("${subject}")
+    fi
+  done < <(subjects "${current[@]}")
+  if ((${#lost[@]})); then
+    printf '  %s\n' "${lost[@]}" >&2
+    die "patches/ has ${#lost[@]} patches that _output/kubernetes never had (above), for example from a git pull: writing the series would drop them. Apply them to the tree first ('make checkout' if it holds no work of its own, or git am), or drop them with KEP_PATCHES_FORCE=1 make patches."
+  fi
+fi
 
 mkdir -p "${PATCHES}"
 find "${PATCHES}" -maxdepth 1 -name '*.patch' -delete

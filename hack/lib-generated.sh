@@ -33,7 +33,7 @@ UPSTREAM_CODEGENS=(swagger openapi applyconfigs)
 # the protoc on PATH (Debian's protobuf-compiler). With it, every
 # generated.pb.go comes out byte for byte as upstream generated it with 23.4;
 # the check in verify-generated.sh would show any difference.
-PROTOC_HINT="Install protoc (Debian: apt-get install -y protobuf-compiler), or set VERIFY_PROTOBUF=0 to skip the generated.proto check."
+PROTOC_HINT="Install protoc (Debian: apt-get install -y protobuf-compiler), or set KEP_VERIFY_PROTOBUF=0 to skip the generated.proto check."
 
 # Paths that place_standins creates in a tree.
 STANDINS=(hack/tools Makefile)

@@ -25,7 +25,7 @@ NODE_SYSCTLS=(vm.overcommit_memory kernel.panic kernel.panic_on_oops)
 
 NODE_NAME=kep-node
 # The host port on 127.0.0.1 where cmd/node-forward exposes the API server.
-NODE_API_PORT="${KEP_NODE_PORT:-6443}"
+NODE_API_PORT="${KEP_API_PORT:-6443}"
 # The bridge is both the node IP and the Pod gateway, inside the cluster's
 # network namespace.
 NODE_BRIDGE=kep0

@@ -4,8 +4,8 @@
 
 kubectl() { "${KUBECTL:-kubectl}" "$@"; }
 step() { printf '\n== %s\n' "$*"; }
-# command prints a kubectl command line the way a user would type it.
-command() {
+# typed prints a kubectl command line the way a user would type it.
+typed() {
   local arg line="$ kubectl"
   for arg in "$@"; do
     if [[ "${arg}" =~ ^[A-Za-z0-9_./=:-]+$ ]]; then
@@ -17,12 +17,12 @@ command() {
   echo "${line}"
 }
 show() {
-  command "$@"
+  typed "$@"
   kubectl "$@"
 }
 # rejected runs kubectl, which must fail, and prints the server's message.
 rejected() {
-  command "$@"
+  typed "$@"
   local out
   if out=$(kubectl "$@" 2>&1); then
     echo "${out}"

@@ -22,6 +22,12 @@ export GIT_COMMITTER_NAME="${GIT_COMMITTER_NAME:-KEP-6318 harness}"
 export GIT_COMMITTER_EMAIL="${GIT_COMMITTER_EMAIL:-harness@kubernetes.invalid}"
 
 log() { printf '+++ %s\n' "$*" >&2; }
+
+# go_test_flags sets GO_TEST_FLAGS from upstream's settings for go test,
+# which every target that runs go test honours: KUBE_TIMEOUT (default
+# -timeout=$1) and KUBE_TEST_ARGS (more arguments, such as -run or -v).
+# GOFLAGS reaches go test through the environment.
+go_test_flags() { read -ra GO_TEST_FLAGS <<<"${KUBE_TIMEOUT:--timeout=$1} ${KUBE_TEST_ARGS:-}"; }
 die() {
   printf '!!! %s\n' "$*" >&2
   exit 1
@@ -78,8 +84,48 @@ unexported_work() {
   fi
 }
 
+# am_dir prints the directory of a git am session of _output/kubernetes.
+am_dir() { echo "$(kgit rev-parse --absolute-git-dir)/rebase-apply"; }
+
+# am_in_progress succeeds while a git am session of _output/kubernetes waits
+# for a patch that did not apply.
+am_in_progress() { [[ -d "$(am_dir)" ]]; }
+
+# die_am_in_progress stops, naming the patch that did not apply and saying
+# how to finish the session.
+die_am_in_progress() {
+  local n file tree=${KUBE_ROOT#"${ROOT}/"}
+  n=$(cat "$(am_dir)/next" 2>/dev/null || echo 0)
+  file=$(patch_files | sed -n "${n}p")
+  die "_output/kubernetes is applying patches/ and stopped at ${file:+${file#"${ROOT}/"}, }\"$(head -n 1 "$(am_dir)/final-commit" 2>/dev/null)\", which did not apply. Either resolve it there, 'git -C ${tree} am --continue' and 'make patches'; or 'git -C ${tree} am --abort', fix patches/ and 'make checkout'."
+}
+
+# ensure_checkout makes sure _output/kubernetes exists, creating it from
+# patches/ when it is missing, and otherwise leaves it as it is: the targets
+# test and build the tree you are working on. It says so in one line when the
+# tree and patches/ differ. Only 'make checkout' rebuilds an existing tree.
 ensure_checkout() {
-  "${ROOT}/hack/checkout.sh"
+  if [[ ! -d "${KUBE_ROOT}/.git" ]]; then
+    "${ROOT}/hack/checkout.sh"
+    return
+  fi
+  base_commit >/dev/null || die "${KUBE_ROOT} has no ${BASE_TAG} tag. Move it away and run 'make checkout'."
+  ! am_in_progress || die_am_in_progress
+  local dirty="" synced unexported
+  [[ -z "$(kgit status --porcelain --untracked-files=normal)" ]] || dirty=" and uncommitted changes"
+  synced=$(kgit rev-parse --verify -q "${SYNCED_REF}" || true)
+  if [[ "$(kgit rev-parse HEAD)" == "${synced}" ]]; then
+    if ! is_exported; then
+      log "using _output/kubernetes as it is${dirty}; patches/ has changed since it was applied ('make checkout' applies it)"
+    elif [[ -n "${dirty}" ]]; then
+      log "using _output/kubernetes as it is, with uncommitted changes"
+    fi
+  elif ! is_exported; then
+    unexported=$(kgit rev-list --count "${synced:-$(base_commit)}..HEAD" 2>/dev/null || echo "some")
+    log "using _output/kubernetes as it is: ${unexported} commits not yet exported${dirty} ('make patches' exports them)"
+  elif [[ -n "${dirty}" ]]; then
+    log "using _output/kubernetes as it is, with uncommitted changes"
+  fi
 }
 
 # touched_files prints the files that the patches given (default: all of

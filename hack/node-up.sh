@@ -4,7 +4,7 @@
 # the CNI bridge and the kubelet, with MutableContainerProbes on (set
 # KEP_NODE_APISERVER_GATE / KEP_NODE_KUBELET_GATE to false to turn it off on
 # one side, or KEP_NODE_BASE=1 to run the unpatched base release). It runs in mount, network and PID namespaces of its own; the API
-# server is forwarded to https://127.0.0.1:${KEP_NODE_PORT:-6443} and
+# server is forwarded to https://127.0.0.1:${KEP_API_PORT:-6443} and
 # _output/node/state/kubeconfig points at it. hack/node-down.sh stops it.
 #
 #   KEP_NODE_SKIP_BUILD=1   use what _output/ already has

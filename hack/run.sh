@@ -9,14 +9,14 @@
 # walkthrough of what the API server accepts and rejects (Pods stay Pending).
 #
 #   KEP_RUN_MODE=control-plane   the control-plane-only mode
-#   KEP_RUN_PORT=6443            the API server's port on 127.0.0.1
+#   KEP_API_PORT=6443            the API server's port on 127.0.0.1
 #   KEP_RUN_EXIT=1               stop after the walkthrough instead of waiting
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "${ROOT}/hack/lib-node.sh"
 
 RUN_DIR="${OUTPUT}/run"
-PORT="${KEP_RUN_PORT:-6443}"
+PORT="${KEP_API_PORT:-6443}"
 ETCD_PORT="${KEP_RUN_ETCD_PORT:-23790}"
 KUBECONFIG_FILE="${RUN_DIR}/kubeconfig"
 PIDFILE="${RUN_DIR}/pids"
@@ -126,7 +126,7 @@ run_control_plane() {
   trap stop EXIT
   trap 'echo; log "stopping"; exit 0' INT TERM
   start
-  KUBECONFIG="${KUBECONFIG_FILE}" KUBECTL="${BIN}/kubectl" "${ROOT}/hack/walkthrough.sh"
+  KUBECONFIG="${KUBECONFIG_FILE}" KUBECTL="${BIN}/kubectl" "${ROOT}/hack/walkthrough-control-plane.sh"
 
   cat <<EOM
 
@@ -150,7 +150,7 @@ run_node() {
     die "a node is already running (init pid ${pid}). Use it with 'export KUBECONFIG=${NODE_KUBECONFIG}', or stop it with Ctrl-C in its terminal or hack/node-down.sh."
   fi
   require openssl openssl
-  KEP_NODE_PORT="${KEP_RUN_PORT:-6443}" "${ROOT}/hack/node-up.sh"
+  "${ROOT}/hack/node-up.sh"
   trap '"${ROOT}/hack/node-down.sh"' EXIT
   trap 'echo; log "stopping"; exit 0' INT TERM
   KUBECONFIG="${NODE_KUBECONFIG}" KUBECTL="${BIN}/kubectl" PROBE_IMAGE="${PROBE_IMAGE}" "${ROOT}/hack/walkthrough-node.sh"

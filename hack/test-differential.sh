@@ -5,7 +5,7 @@
 # with the gate off the errors must be identical, with it on the metamorphic
 # property must hold (see internal/differential).
 #
-#   SEED=7 PAIRS=50000 hack/test-differential.sh
+#   KEP_DIFF_SEED=7 KEP_DIFF_PAIRS=50000 hack/test-differential.sh
 #
 # DIFF_MUTANT="<file in the tree>=<absolute path> ..." replaces files of the
 # patched tree for the run (go -overlay), to check that the comparison catches
@@ -17,8 +17,8 @@ source "${ROOT}/hack/lib-sidebyside.sh"
 ensure_checkout
 ensure_base_tree
 
-seed=${SEED:-1}
-pairs=${PAIRS:-30000}
+seed=${KEP_DIFF_SEED:-1}
+pairs=${KEP_DIFF_PAIRS:-30000}
 work="${OUTPUT}/differential"
 mkdir -p "${work}"
 rm -f "${work}"/*.jsonl "${work}/repro.txt" "${work}/repro-pairs"
@@ -36,7 +36,7 @@ for tree in patched base; do
   fi
   log "differential: building the ${VALIDATION_PKG} tests in the ${tree} tree"
   (cd "${root}" && go test -c -o "${work}/${tree}.test" -overlay "${work}/${tree}.overlay.json" "./${VALIDATION_PKG}")
-  log "differential: ${pairs} pairs (SEED=${seed}) in the ${tree} tree"
+  log "differential: ${pairs} pairs (KEP_DIFF_SEED=${seed}) in the ${tree} tree"
   start=${SECONDS}
   (cd "${root}/${VALIDATION_PKG}" &&
     KEP_DIFF_TREE=${tree} KEP_DIFF_SEED=${seed} KEP_DIFF_PAIRS=${pairs} KEP_DIFF_OUT="${work}/${tree}.jsonl" \
@@ -51,9 +51,9 @@ if ((rc == 1)); then
     KEP_DIFF_TREE=patched KEP_DIFF_SEED=${seed} KEP_DIFF_DUMP="$(cat "${work}/repro-pairs")" KEP_DIFF_OUT="${work}/repro.txt" \
       "${work}/patched.test" -test.run '^TestKEPDifferential$' -test.count=1 >/dev/null)
   echo
-  echo "Reproducers (SEED=${seed}), the pairs above:"
+  echo "Reproducers (KEP_DIFF_SEED=${seed}), the pairs above:"
   cat "${work}/repro.txt"
-  die "the patched tree differs from the base (SEED=${seed}); reproducers above and in ${work#"${ROOT}/"}/repro.txt"
+  die "the patched tree differs from the base (KEP_DIFF_SEED=${seed}); reproducers above and in ${work#"${ROOT}/"}/repro.txt"
 fi
 ((rc == 0)) || die "differential: cannot compare the results (see above)"
-log "differential: no differences in ${pairs} pairs (SEED=${seed})"
+log "differential: no differences in ${pairs} pairs (KEP_DIFF_SEED=${seed})"

@@ -4,6 +4,7 @@
 # with the patched kubectl, as a user would.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+go_test_flags 30m
 
 ensure_checkout
 WHAT="cmd/kube-apiserver cmd/kubectl" "${ROOT}/hack/build.sh"
@@ -11,4 +12,4 @@ build_etcd
 
 log "black-box tests"
 cd "${ROOT}"
-KEP_BIN="${BIN}" go test -tags e2e -count=1 -timeout "${KUBE_TEST_TIMEOUT:-30m}" ./test/e2e/...
+KEP_BIN="${BIN}" go test -tags e2e -count=1 "${GO_TEST_FLAGS[@]}" ./test/e2e/...

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make test-fuzz: native Go fuzzing of ValidatePodUpdate with
-# AllowMutableContainerProbes on and off, in the patched tree, for FUZZTIME
+# AllowMutableContainerProbes on and off, in the patched tree, for KEP_FUZZTIME
 # (default 10m). The target (test/sidebyside/testdata/validation_fuzz_test.go)
 # fails on a panic or when validation changes its arguments.
 #
@@ -17,7 +17,7 @@ source "${ROOT}/hack/lib-sidebyside.sh"
 ensure_checkout
 
 target=FuzzKEPValidatePodUpdate
-fuzztime=${FUZZTIME:-10m}
+fuzztime=${KEP_FUZZTIME:-10m}
 work="${OUTPUT}/fuzz"
 corpus="${SIDEBYSIDE}/fuzz/${target}"
 pkgdir="${KUBE_ROOT}/${VALIDATION_PKG}"
@@ -47,4 +47,4 @@ log "fuzz: ${target} for ${fuzztime} in ${VALIDATION_PKG} (patched tree)"
 start=${SECONDS}
 KEP_FUZZ_CORPUS="${corpus}" go test -overlay "${work}/overlay.json" -run "^${target}\$" -fuzz "^${target}\$" \
   -fuzztime "${fuzztime}" "./${VALIDATION_PKG}"
-log "fuzz: clean after $((SECONDS - start))s (FUZZTIME=${fuzztime})"
+log "fuzz: clean after $((SECONDS - start))s (KEP_FUZZTIME=${fuzztime})"

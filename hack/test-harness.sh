@@ -5,7 +5,13 @@
 # - it refuses, and keeps the work, when the tree has an uncommitted edit,
 #   an unexported commit, or a reworded commit;
 # - make patches is stable, and removes the files of dropped commits;
-# - after patches/ changes (a git pull), make checkout applies it.
+# - after patches/ changes (a git pull), make checkout applies it;
+# - the other targets use the tree as it is, edits and unexported commits
+#   included (the quick loop);
+# - make patches refuses to drop patches the tree never had, and to write
+#   an empty series;
+# - a patch that does not apply leaves the git am session, which every
+#   target reports, and no path loses patches/.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -68,6 +74,50 @@ rm -rf "${KEP_PATCHES}"
 cp -R "${work}/before" "${KEP_PATCHES}"
 check "checkout after patches/ gained a patch (git pull) succeeds" checkout
 check "and applies it" head_is "$(git -C "${KUBE_ROOT}" log -1 --format=%s)"
+
+ensure() { (source "${ROOT}/hack/lib.sh" && ensure_checkout) >"${work}/out" 2>&1; }
+said() { grep -q "$1" "${work}/out"; }
+count_patches() { find "${KEP_PATCHES}" -name '*.patch' | wc -l; }
+synced_head=$(git -C "${s}" rev-parse HEAD)
+
+echo "// quick loop" >>"${s}/pkg/features/kube_features.go"
+check "a target uses a tree with an uncommitted edit" ensure
+check "and says so" said "uncommitted changes"
+check "and keeps the edit" grep -q "// quick loop" "${s}/pkg/features/kube_features.go"
+git -C "${s}" commit -q -am "KEP-6318: quick loop"
+check "a target uses a tree with an unexported commit" ensure
+check "and says so" said "1 commits not yet exported"
+check "and keeps the commit" head_is "KEP-6318: quick loop"
+n=$(count_patches)
+check "export of the new commit succeeds" export_patches
+check "and adds its patch" test "$(count_patches)" -eq $((n + 1))
+
+# patches/ gains a patch that the tree never had, as with a git pull of
+# someone else's work, while the tree is at its last sync.
+git -C "${s}" reset -q --hard "${synced_head}"
+git -C "${s}" update-ref "${SYNCED_REF}" HEAD
+check "export refuses to drop a patch the tree never had" eval '! export_patches && said "never had"'
+check "and keeps it" test "$(count_patches)" -eq $((n + 1))
+check "export drops it with KEP_PATCHES_FORCE=1" env KEP_PATCHES_FORCE=1 "${ROOT}/hack/export-patches.sh"
+check "and only it" test "$(count_patches)" -eq "${n}"
+
+# The last patch stops applying: it repeats the change of the one before.
+mapfile -t files < <(find "${KEP_PATCHES}" -name '*.patch' | LC_ALL=C sort)
+last=${files[-1]}
+cp "${files[-2]}" "${last}"
+cp -R "${KEP_PATCHES}" "${work}/intact"
+git -C "${s}" reset -q --hard "$(git -C "${s}" rev-parse "${BASE_TAG}")"
+git -C "${s}" update-ref "${SYNCED_REF}" HEAD
+check "checkout of a patch that does not apply fails" eval '! checkout'
+check "and names the patch" said "$(basename "${last}")"
+check "and keeps the git am session" test -d "${s}/.git/rebase-apply"
+check "with the patches before it applied" test "$(git -C "${s}" rev-list --count "${BASE_TAG}..HEAD")" -eq $((n - 1))
+check "a target then reports the session" eval '! ensure && said "am --continue"'
+check "export refuses during the session" eval '! export_patches && said "am --abort"'
+check "and leaves patches/ as it was" diff -r "${KEP_PATCHES}" "${work}/intact"
+git -C "${s}" am --abort
+check "after git am --abort, export refuses to empty patches/" eval '! export_patches && said "refusing to write an empty series"'
+check "and leaves patches/ as it was" diff -r "${KEP_PATCHES}" "${work}/intact"
 
 ((failures == 0)) || die "${failures} harness checks failed"
 log "harness: all checks passed"

@@ -6,6 +6,7 @@
 #   WHAT=./test/integration/pods KUBE_TEST_ARGS="-run TestPodProbeUpdates" hack/test-integration.sh
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+go_test_flags 60m
 
 ensure_checkout
 build_etcd
@@ -19,7 +20,6 @@ if ((${#pkgs[@]} == 0)); then
   log "the series touches no integration package"
   exit 0
 fi
-read -ra args <<<"${KUBE_TEST_ARGS:-}"
 log "integration tests: ${pkgs[*]}"
 cd "${KUBE_ROOT}"
-PATH="${BIN}:${PATH}" go test -timeout "${KUBE_TEST_TIMEOUT:-60m}" "${args[@]}" "${pkgs[@]}"
+PATH="${BIN}:${PATH}" go test "${GO_TEST_FLAGS[@]}" "${pkgs[@]}"

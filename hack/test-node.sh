@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# Node end-to-end tests (test/node) on a real single-node cluster: builds it,
-# then for each kubelet setting of MutableContainerProbes starts it
+# Node end-to-end tests on a real single-node cluster: builds it, then for
+# each kubelet setting of MutableContainerProbes starts it
 # (hack/node-up.sh), runs the tests that apply, and tears it down with its
 # leftover checks (hack/node-down.sh). Needs root on Linux; see node_missing
 # in hack/lib-node.sh.
+#   - gate on: the feature's e2e specs of the series
+#     (test/e2e/common/node/container_probe_mutable.go), built and run as
+#     make test-upstream-e2e does (hack/lib-e2e.sh);
+#   - gate off on the kubelet, on in the API server: the project's test of
+#     the version skew (test/node), which needs a node set up so.
 #
-#   KEP_NODE_RUN=TestLiveness   run only the matching tests
 #   KEP_NODE_MEASURE=1          run the measurements of docs/performance.md
-#                               (make measure-node), with the gate on only
+#                               (make measure-node) instead, gate on only
+#   KEP_NODE_RUN=TestMeasure    the test/node tests to run
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "${ROOT}/hack/lib-node.sh"
+source "${ROOT}/hack/lib-e2e.sh"
 
 missing=$(node_missing)
 if [[ -n "${missing}" ]]; then
@@ -18,35 +24,59 @@ if [[ -n "${missing}" ]]; then
 ${missing}"
 fi
 
+measure=${KEP_NODE_MEASURE:-0}
 ensure_checkout
 build_node
 (cd "${ROOT}" && go test -c -tags node -o "${NODE_BIN}/node.test" ./test/node)
+if [[ "${measure}" != 1 ]]; then
+  build_e2e
+  build_e2e_images busybox
+fi
 
 REPORT="${NODE_DIR}/test-node.log"
 : >"${REPORT}"
 
-# suite GATE RUN starts the node with the kubelet's gate set to GATE and runs
-# the tests that match RUN.
-suite() {
-  local gate=$1 run=$2 rc=0
-  log "node tests with MutableContainerProbes=${gate} on the kubelet"
-  KEP_NODE_KUBELET_GATE=${gate} KEP_NODE_SKIP_BUILD=1 "${ROOT}/hack/node-up.sh" || return 1
+# project_tests GATE RUN runs the test/node tests that match RUN on the
+# running node, whose kubelet has the gate set to GATE.
+project_tests() {
   (
     cd "${ROOT}/test/node"
-    KEP_NODE_KUBECONFIG="${NODE_KUBECONFIG}" KEP_NODE_KUBELET_GATE=${gate} \
-      "${NODE_BIN}/node.test" -test.v -test.timeout 20m -test.run "${run}"
-  ) 2>&1 | tee -a "${REPORT}" || rc=$?
+    KEP_NODE_KUBECONFIG="${NODE_KUBECONFIG}" KEP_NODE_KUBELET_GATE=$1 \
+      "${NODE_BIN}/node.test" -test.v -test.timeout 20m -test.run "$2"
+  ) 2>&1 | tee -a "${REPORT}"
+}
+
+# suite GATE starts the node with the kubelet's gate set to GATE, runs what
+# applies, and stops it.
+suite() {
+  local gate=$1 rc=0
+  log "node tests with MutableContainerProbes=${gate} on the kubelet"
+  KEP_NODE_KUBELET_GATE=${gate} KEP_NODE_SKIP_BUILD=1 "${ROOT}/hack/node-up.sh" || return 1
+  if [[ "${measure}" == 1 ]]; then
+    project_tests "${gate}" "${KEP_NODE_RUN:-^TestMeasure}" || rc=$?
+  elif [[ "${gate}" == true ]]; then
+    run_e2e feature "${E2E_FEATURE_FOCUS}" "" || {
+      rc=$?
+      grep -E '^\s*\[FAIL\]|^Ran [0-9]+ of' "${E2E_DIR}/feature.log" >&2 || true
+    }
+  else
+    project_tests "${gate}" "${KEP_NODE_RUN:-.}" || rc=$?
+  fi
   "${ROOT}/hack/node-down.sh" || rc=1
   return "${rc}"
 }
 
 rc=0
-suite true "${KEP_NODE_RUN:-.}" || rc=1
-if [[ "${KEP_NODE_MEASURE:-}" != 1 ]]; then
-  suite false "${KEP_NODE_RUN:-TestKubeletGateOff}" || rc=1
+suite true || rc=1
+if [[ "${measure}" != 1 ]]; then
+  suite false || rc=1
+  (cd "${ROOT}" && go run ./cmd/e2e-table -dir "${E2E_DIR}" feature) >>"${REPORT}" || true
+  grep -E '^Ran [0-9]+ of' "${E2E_DIR}/feature.log" >&2 || true
 fi
 
-log "latencies measured by the tests:"
-grep -o 'measure: .*' "${REPORT}" | sed 's/^measure: /  /' >&2 || true
-((rc == 0)) || die "node tests failed; the output is in ${REPORT#"${ROOT}/"}, the cluster's logs in ${NODE_STATE#"${ROOT}/"}/logs"
+if [[ "${measure}" == 1 ]]; then
+  log "latencies measured by the tests:"
+  grep -o 'measure: .*' "${REPORT}" | sed 's/^measure: /  /' >&2 || true
+fi
+((rc == 0)) || die "node tests failed; the output is in ${REPORT#"${ROOT}/"} and ${E2E_DIR#"${ROOT}/"}/feature.log, the cluster's logs in ${NODE_STATE#"${ROOT}/"}/logs"
 log "node tests passed"

@@ -5,6 +5,7 @@
 # included (with the etcd that make test-integration builds).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+go_test_flags 30m
 
 ensure_checkout
 build_etcd
@@ -27,7 +28,7 @@ for patch in "${patches[@]}"; do
     die "${name} does not apply on top of the patches before it. Rebase the series in _output/kubernetes and run 'make patches'."
   mapfile -t pkgs < <(cd "${ROOT}" && go run ./cmd/series packages "${scratch}" "${patch}")
   ((${#pkgs[@]})) || continue
-  if ! (cd "${scratch}" && go vet "${pkgs[@]}" && PATH="${BIN}:${PATH}" go test -timeout "${KUBE_TEST_TIMEOUT:-30m}" "${pkgs[@]}"); then
+  if ! (cd "${scratch}" && go vet "${pkgs[@]}" && PATH="${BIN}:${PATH}" go test "${GO_TEST_FLAGS[@]}" "${pkgs[@]}"); then
     die "${name}: its packages do not pass on their own. Fix the patch in _output/kubernetes so that each commit builds and passes, then run 'make patches'."
   fi
 done

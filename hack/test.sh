@@ -16,6 +16,7 @@
 #   GOFLAGS=-race WHAT=./pkg/registry/core/pod hack/test.sh
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+go_test_flags 30m
 
 ensure_checkout
 
@@ -27,14 +28,14 @@ if [[ -n "${WHAT:-}" ]]; then
   read -ra pkgs <<<"${WHAT}"
   log "upstream tests: ${pkgs[*]}"
   cd "${KUBE_ROOT}"
-  go test -timeout "${KUBE_TEST_TIMEOUT:-30m}" "${pkgs[@]}"
+  go test "${GO_TEST_FLAGS[@]}" "${pkgs[@]}"
   exit 0
 fi
 
 mapfile -t pkgs < <(touched_packages | grep -Ev "${INTEGRATION_PACKAGES}" || true)
 if ((${#pkgs[@]})); then
   log "upstream tests: ${pkgs[*]}"
-  (cd "${KUBE_ROOT}" && go test -timeout "${KUBE_TEST_TIMEOUT:-30m}" "${pkgs[@]}")
+  (cd "${KUBE_ROOT}" && go test "${GO_TEST_FLAGS[@]}" "${pkgs[@]}")
 fi
 "${ROOT}/hack/test-differential.sh"
 "${ROOT}/hack/test-integration.sh"

@@ -3,10 +3,10 @@
 # types, with upstream's generators (see hack/verify-generated.sh):
 #
 #   hack/update-codegen.sh swagger openapi applyconfigs
-#   every generated.proto and generated.pb.go (needs protoc; UPDATE_PROTOBUF=0
+#   every generated.proto and generated.pb.go (needs protoc; KEP_VERIFY_PROTOBUF=0
 #   skips it)
 #   hack/update-openapi-spec.sh (builds kube-apiserver and serves the spec
-#   from it; UPDATE_OPENAPI_SPEC=0 skips it)
+#   from it; KEP_VERIFY_OPENAPI_SPEC=0 skips it)
 #
 # The stand-ins of hack/lib-generated.sh are taken out again at the end; the
 # regenerated files are left for you to commit.
@@ -15,21 +15,21 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "${ROOT}/hack/lib-generated.sh"
 
 [[ -e "${KUBE_ROOT}/.git" ]] || die "${KUBE_ROOT} does not exist. Run 'make checkout' first."
-if [[ "${UPDATE_PROTOBUF:-1}" != 0 ]] && ! command -v protoc >/dev/null; then
-  die "regenerating generated.proto needs protoc. ${PROTOC_HINT/VERIFY_PROTOBUF/UPDATE_PROTOBUF}"
+if [[ "${KEP_VERIFY_PROTOBUF:-1}" != 0 ]] && ! command -v protoc >/dev/null; then
+  die "regenerating generated.proto needs protoc. ${PROTOC_HINT}"
 fi
 trap 'remove_standins "${KUBE_ROOT}"' EXIT
 
 what=""
-[[ "${UPDATE_OPENAPI_SPEC:-1}" != 0 ]] && what=etcd
+[[ "${KEP_VERIFY_OPENAPI_SPEC:-1}" != 0 ]] && what=etcd
 place_standins "${KUBE_ROOT}" "${what}"
 log "update-generated: hack/update-codegen.sh ${UPSTREAM_CODEGENS[*]}"
 (cd "${KUBE_ROOT}" && bash hack/update-codegen.sh "${UPSTREAM_CODEGENS[@]}")
-if [[ "${UPDATE_PROTOBUF:-1}" != 0 ]]; then
+if [[ "${KEP_VERIFY_PROTOBUF:-1}" != 0 ]]; then
   log "update-generated: generated.proto"
   generate_protobuf "${KUBE_ROOT}"
 fi
-if [[ "${UPDATE_OPENAPI_SPEC:-1}" != 0 ]]; then
+if [[ "${KEP_VERIFY_OPENAPI_SPEC:-1}" != 0 ]]; then
   log "update-generated: hack/update-openapi-spec.sh"
   # api/discovery records the API server's address, so the port must be upstream's.
   (cd "${KUBE_ROOT}" && env -u API_PORT bash hack/update-openapi-spec.sh)

@@ -5,11 +5,11 @@
 #   codegen        hack/update-codegen.sh swagger openapi applyconfigs, what
 #                  'hack/verify-codegen.sh swagger openapi applyconfigs' checks
 #   protobuf       every generated.proto and generated.pb.go (needs protoc;
-#                  VERIFY_PROTOBUF=0 skips it)
+#                  KEP_VERIFY_PROTOBUF=0 skips it)
 #   openapi-spec   hack/update-openapi-spec.sh, what hack/verify-openapi-spec.sh
 #                  checks: builds kube-apiserver as upstream's make does and
 #                  serves api/openapi-spec and api/discovery from it. It takes
-#                  long, so only with VERIFY_OPENAPI_SPEC=1.
+#                  long, so only with KEP_VERIFY_OPENAPI_SPEC=1.
 #
 # hack/lib-generated.sh says why upstream's verify scripts cannot run as they
 # are in a tree rebuilt from module zips. 'hack/update-generated.sh' fixes
@@ -19,7 +19,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "${ROOT}/hack/lib-generated.sh"
 
 [[ -e "${KUBE_ROOT}/.git" ]] || die "${KUBE_ROOT} does not exist. Run 'make checkout' first."
-if [[ "${VERIFY_PROTOBUF:-1}" != 0 ]] && ! command -v protoc >/dev/null; then
+if [[ "${KEP_VERIFY_PROTOBUF:-1}" != 0 ]] && ! command -v protoc >/dev/null; then
   die "the generated.proto check needs protoc. ${PROTOC_HINT}"
 fi
 
@@ -63,13 +63,13 @@ step() {
 }
 
 what=""
-[[ "${VERIFY_OPENAPI_SPEC:-0}" == 1 ]] && what=etcd
+[[ "${KEP_VERIFY_OPENAPI_SPEC:-0}" == 1 ]] && what=etcd
 place_standins "${tree}" "${what}"
 step codegen bash hack/update-codegen.sh "${UPSTREAM_CODEGENS[@]}"
-if [[ "${VERIFY_PROTOBUF:-1}" != 0 ]]; then
+if [[ "${KEP_VERIFY_PROTOBUF:-1}" != 0 ]]; then
   step protobuf generate_protobuf "${tree}"
 fi
-if [[ "${VERIFY_OPENAPI_SPEC:-0}" == 1 ]]; then
+if [[ "${KEP_VERIFY_OPENAPI_SPEC:-0}" == 1 ]]; then
   # api/discovery records the API server's address, so the port must be upstream's.
   step openapi-spec env -u API_PORT bash hack/update-openapi-spec.sh
 fi

@@ -2,9 +2,9 @@
 # Checks the series and the harness. Each failure says what to run to fix it.
 #
 #   hack/verify.sh                 every check
-#   VERIFY_UPSTREAM=0 hack/verify.sh   skip upstream's verify scripts and
+#   KEP_VERIFY_UPSTREAM=0 hack/verify.sh   skip upstream's verify scripts and
 #                                      generated-file checks
-#   VERIFY_PROTOBUF=0, VERIFY_OPENAPI_SPEC=1   see hack/verify-generated.sh
+#   KEP_VERIFY_PROTOBUF=0, KEP_VERIFY_OPENAPI_SPEC=1   see hack/verify-generated.sh
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -132,13 +132,58 @@ verify_generated() {
   fi
 }
 
+# Each patch reads like an upstream commit: its subject starts with
+# "KEP-6318: ", it has a body, and it carries no Change-Id and no path of a
+# local machine. The gate's owner is a GitHub handle or marked as a
+# placeholder to fill in for the PR.
+verify_hygiene() {
+  log "verify: series hygiene (subjects, bodies, no local paths)"
+  local f subject body
+  for f in $(patch_files); do
+    subject=$(git mailinfo /dev/null /dev/null <"${f}" | sed -n 's/^Subject: //p')
+    body=$(sed -n '/^$/,/^---$/p' "${f}" | sed '1d;$d' | grep -c '[^[:space:]]' || true)
+    if [[ "${subject}" != "KEP-6318: "* ]]; then
+      fail "hygiene: ${f##*/}: the subject must start with 'KEP-6318: ' (got '${subject}'). Reword the commit in _output/kubernetes and run 'make patches'."
+    fi
+    if ((body == 0)); then
+      fail "hygiene: ${f##*/}: the commit message has no body; say why the change is made. Reword it in _output/kubernetes and run 'make patches'."
+    fi
+    if grep -nE '^Change-Id:|/(work|home|root|tmp|Users)/' "${f}" | grep -v '^[0-9]*:[-+ ]' >&2; then
+      fail "hygiene: ${f##*/}: the commit message has a Change-Id or a local path (above)."
+    fi
+  done
+  if ! grep -hE '^\+\s*// owner: ' "${PATCHES}"/*.patch | grep -qE 'owner: (@[A-Za-z0-9-]+$|@PLACEHOLDER \()'; then
+    fail "hygiene: the feature gate's 'owner:' comment must name a GitHub handle, or say '@PLACEHOLDER (...)' until the PR is sent."
+  fi
+}
+
+# The README names every target of the Makefile, and nothing else as one;
+# make help lists the settings the scripts read.
+verify_docs() {
+  log "verify: the README's targets and the Makefile's"
+  local targets named missing extra
+  targets=$(sed -n 's/^\([a-z0-9-]*\):.*## .*/\1/p' "${ROOT}/Makefile" | LC_ALL=C sort -u)
+  named=$(grep -o 'make [a-z0-9-]*' "${ROOT}/README.md" | cut -d' ' -f2 | LC_ALL=C sort -u)
+  missing=$(LC_ALL=C comm -23 <(echo "${targets}") <(echo "${named}"))
+  extra=$(LC_ALL=C comm -13 <(echo "${targets}") <(echo "${named}"))
+  [[ -z "${missing}" ]] || fail "docs: the README does not name these targets of the Makefile: ${missing//$'\n'/ }"
+  [[ -z "${extra}" ]] || fail "docs: the README names targets that the Makefile does not have: ${extra//$'\n'/ }"
+  local setting
+  for setting in $(grep -ohE '\$\{KEP_[A-Z_]+:-' "${ROOT}"/hack/*.sh | sed 's/^..//; s/:-$//' | LC_ALL=C sort -u); do
+    case "${setting}" in KEP_KUBE_ROOT | KEP_PATCHES) continue ;; esac
+    grep -q "^#: ${setting} " "${ROOT}/Makefile" || fail "docs: ${setting} is read by hack/ but not listed in the Makefile's settings (make help)"
+  done
+}
+
 ensure_checkout
+verify_docs
+verify_hygiene
 verify_exported
 verify_series_applies
 verify_gofmt
 verify_boilerplate
 verify_project
-if [[ "${VERIFY_UPSTREAM:-1}" != 0 ]]; then
+if [[ "${KEP_VERIFY_UPSTREAM:-1}" != 0 ]]; then
   verify_upstream
   verify_generated
 fi

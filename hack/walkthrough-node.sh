@@ -16,7 +16,7 @@ status() {
 restarts() { kubectl -n "${NS}" get pod web -o jsonpath='{.status.containerStatuses[0].restartCount}'; }
 container() { kubectl -n "${NS}" get pod web -o jsonpath='{.status.containerStatuses[0].containerID}'; }
 app_state() {
-  command get --raw "${STATE}"
+  typed get --raw "${STATE}"
   kubectl get --raw "${STATE}"
   echo
 }
@@ -97,7 +97,7 @@ until_true "the container running" running
 id=$(container)
 count=$(restarts)
 echo "Keep something in the running process's memory:"
-command create --raw "/api/v1/namespaces/${NS}/pods/web:8080/proxy/memory?value=inspect-me" -f /dev/null
+typed create --raw "/api/v1/namespaces/${NS}/pods/web:8080/proxy/memory?value=inspect-me" -f /dev/null
 kubectl create --raw "/api/v1/namespaces/${NS}/pods/web:8080/proxy/memory?value=inspect-me" -f /dev/null >/dev/null
 instance=$(field instance)
 unchanged "${id}" "${count}"
@@ -112,7 +112,7 @@ show -n "${NS}" logs web --tail 1
 logs=$(kubectl -n "${NS}" logs web)
 show -n "${NS}" exec web -- ps
 processes=$(kubectl -n "${NS}" exec web -- ps)
-[[ "${logs}" == *"probe-target ${instance//"/}"* && "${processes}" == *"/probe-target"* ]] || {
+[[ "${logs}" == *"probe-target ${instance//\"/}"* && "${processes}" == *"/probe-target"* ]] || {
   echo "!!! kubectl logs or kubectl exec did not reach the kept container" >&2
   exit 1
 }
@@ -131,7 +131,7 @@ show -n "${NS}" wait --for=condition=Ready pod/web --timeout=60s
 unchanged "${id}" "${count}"
 
 step "The kubelet recorded each change as a ContainerProbeChanged event"
-command -n "${NS}" events --for pod/web
+typed -n "${NS}" events --for pod/web
 kubectl -n "${NS}" events --for pod/web | grep -E 'ContainerProbeChanged|LAST SEEN'
 
 step "Done: the probes changed three times and the container ${id#containerd://} kept running"

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,14 +46,20 @@ func main() {
 		fmt.Fprintln(os.Stderr, "e2e-table: name at least one configuration")
 		os.Exit(2)
 	}
+	specs, results := load(*dir, configs)
+	os.Exit(table(os.Stdout, *dir, configs, specs, results))
+}
+
+// load reads the report of each configuration; a report that cannot be read is nil. It returns
+// the names of the specs that ran in at least one configuration, sorted, and each
+// configuration's specs by name.
+func load(dir string, configs []string) ([]string, map[string]map[string]specReport) {
 	results := map[string]map[string]specReport{}
 	var specs []string
 	for _, config := range configs {
-		specsOf, err := read(filepath.Join(*dir, config+".json"))
+		specsOf, err := read(filepath.Join(dir, config+".json"))
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "e2e-table: %v\n", err)
-			results[config] = nil
-			continue
 		}
 		results[config] = specsOf
 		for name, spec := range specsOf {
@@ -62,7 +69,7 @@ func main() {
 		}
 	}
 	slices.Sort(specs)
-	os.Exit(print(*dir, configs, specs, results))
+	return specs, results
 }
 
 // read returns the specs of a report by name.
@@ -92,10 +99,10 @@ func ran(state string) bool { return state != "skipped" && state != "pending" &&
 
 func passed(state string) bool { return state == "passed" }
 
-// print prints the table and returns the exit code.
-func print(dir string, configs, specs []string, results map[string]map[string]specReport) int {
+// table writes the table to w and returns the exit code.
+func table(w io.Writer, dir string, configs, specs []string, results map[string]map[string]specReport) int {
 	code := 0
-	fmt.Printf("| spec | %s |\n|---|%s\n", strings.Join(configs, " | "), strings.Repeat("---|", len(configs)))
+	fmt.Fprintf(w, "| spec | %s |\n|---|%s\n", strings.Join(configs, " | "), strings.Repeat("---|", len(configs)))
 	var reasons []string
 	for _, name := range specs {
 		row := []string{name}
@@ -119,25 +126,25 @@ func print(dir string, configs, specs []string, results map[string]map[string]sp
 				code = 1
 			}
 		}
-		fmt.Printf("| %s |\n", strings.Join(row, " | "))
+		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 	}
-	fmt.Println()
+	fmt.Fprintln(w)
 	for _, config := range configs {
 		if seconds, err := os.ReadFile(filepath.Join(dir, config+".seconds")); err == nil {
-			fmt.Printf("- %s: %ss\n", config, strings.TrimSpace(string(seconds)))
+			fmt.Fprintf(w, "- %s: %ss\n", config, strings.TrimSpace(string(seconds)))
 		}
 		if results[config] == nil {
 			code = 1
 		}
 	}
 	if len(reasons) > 0 {
-		fmt.Println("\nFailures:")
+		fmt.Fprintln(w, "\nFailures:")
 		for _, r := range reasons {
-			fmt.Println(r)
+			fmt.Fprintln(w, r)
 		}
 	}
 	if code != 0 {
-		fmt.Println("\nFAIL: a configuration has no report, or the patched node fails a spec that the base passes.")
+		fmt.Fprintln(w, "\nFAIL: a configuration has no report, or the patched node fails a spec that the base passes.")
 	}
 	return code
 }

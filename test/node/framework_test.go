@@ -1,10 +1,14 @@
 //go:build node
 
-// Package node holds the node end-to-end tests of KEP-6318: they change the
-// probes of Pods running on a real kubelet, containerd and runc, and check
-// what the kubelet does with the running containers. Run them with
-// 'make test-node', which builds and starts the single-node cluster of
-// hack/node-up.sh and sets KEP_NODE_KUBECONFIG.
+// Package node holds the node tests of KEP-6318 that cannot live upstream:
+// the version skew of a kubelet with the gate off next to an API server with
+// it on, and the measurements of docs/performance.md. They run on a real
+// kubelet, containerd and runc. The feature's behaviour on the node is
+// tested by its e2e specs in the series (test/e2e/common/node/
+// container_probe_mutable.go), which 'make test-node' runs on the same node.
+// Run these with 'make test-node' or 'make measure-node', which build and
+// start the single-node cluster of hack/node-up.sh and set
+// KEP_NODE_KUBECONFIG.
 package node
 
 import (
@@ -200,12 +204,6 @@ func (f *framework) patch(name, patch string) (*v1.Pod, time.Time) {
 	return f.patchAs(name, types.StrategicMergePatchType, patch)
 }
 
-// jsonPatch applies a JSON patch (RFC 6902) to the Pod.
-func (f *framework) jsonPatch(name, patch string) (*v1.Pod, time.Time) {
-	f.t.Helper()
-	return f.patchAs(name, types.JSONPatchType, patch)
-}
-
 func (f *framework) patchAs(name string, pt types.PatchType, patch string) (*v1.Pod, time.Time) {
 	f.t.Helper()
 	start := time.Now()
@@ -256,47 +254,6 @@ func (f *framework) state(pod string, port int32) appState {
 	return s
 }
 
-// setModes changes how the container's endpoints answer, for example
-// {"readyz": "ok"}.
-func (f *framework) setModes(pod string, port int32, modes map[string]string) {
-	f.t.Helper()
-	if _, err := f.app(pod, port, "POST", "mode", modes); err != nil {
-		f.t.Fatalf("setting modes %v on %s:%d: %v", modes, pod, port, err)
-	}
-}
-
-func (f *framework) remember(pod string, port int32, value string) {
-	f.t.Helper()
-	if _, err := f.app(pod, port, "POST", "memory", map[string]string{"value": value}); err != nil {
-		f.t.Fatalf("storing %q in %s:%d: %v", value, pod, port, err)
-	}
-}
-
-// waitForEvent waits for the Pod's event with reason and message, and
-// returns when the test saw it. Event timestamps have a resolution of a
-// second; the test polls every 100ms.
-func (f *framework) waitForEvent(pod, reason, message string) time.Time {
-	f.t.Helper()
-	err := wait.PollUntilContextTimeout(f.ctx, 100*time.Millisecond, eventually, true, func(ctx context.Context) (bool, error) {
-		events, err := f.client.CoreV1().Events(f.ns).List(ctx, metav1.ListOptions{
-			FieldSelector: "involvedObject.name=" + pod + ",reason=" + reason,
-		})
-		if err != nil {
-			return false, err
-		}
-		for _, e := range events.Items {
-			if e.Message == message {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
-	if err != nil {
-		f.t.Fatalf("pod %s: waiting for event %s %q: %v", pod, reason, message, err)
-	}
-	return time.Now()
-}
-
 // probeEvents returns the messages of the Pod's ContainerProbeChanged events.
 func (f *framework) probeEvents(pod string) []string {
 	f.t.Helper()
@@ -311,11 +268,6 @@ func (f *framework) probeEvents(pod string) []string {
 		messages = append(messages, e.Message)
 	}
 	return messages
-}
-
-// measure logs a latency in a form that hack/test-node.sh collects.
-func (f *framework) measure(what string, d time.Duration) {
-	f.t.Logf("measure: %s: %s", what, d.Round(time.Millisecond))
 }
 
 func containerStatus(pod *v1.Pod, name string) *v1.ContainerStatus {
@@ -339,11 +291,6 @@ func ready(pod *v1.Pod, name string) bool {
 	return s != nil && s.Ready
 }
 
-func started(pod *v1.Pod, name string) bool {
-	s := containerStatus(pod, name)
-	return s != nil && s.Started != nil && *s.Started
-}
-
 func restarts(pod *v1.Pod, name string) int32 {
 	if s := containerStatus(pod, name); s != nil {
 		return s.RestartCount
@@ -356,15 +303,6 @@ func containerID(pod *v1.Pod, name string) string {
 		return s.ContainerID
 	}
 	return ""
-}
-
-func condition(pod *v1.Pod, t v1.PodConditionType) v1.ConditionStatus {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == t {
-			return c.Status
-		}
-	}
-	return v1.ConditionUnknown
 }
 
 // sameContainer is the condition of a container that kept running: the same

@@ -1,0 +1,103 @@
+# Helpers for running the tree's own e2e specs on the node (make test-node,
+# make test-upstream-e2e). Source it after hack/lib.sh and hack/lib-node.sh;
+# do not run it.
+#
+# The e2e binary registers only test/e2e/common/node: test/upstream-e2e/
+# testdata/e2e_test.go, added to the tree with go test -overlay, does what
+# test/e2e/e2e_test.go does for the whole suite. The images are built here
+# and tagged with the names of test/utils/image/manifest.go: busybox from
+# Debian's busybox-static (busybox_rootfs), agnhost from the tree on top of
+# it, pause from the node's own. Nothing is pulled.
+
+E2E_DIR="${OUTPUT}/upstream-e2e"
+E2E_TESTDATA="${ROOT}/test/upstream-e2e/testdata"
+# The feature's own specs (patch "e2e tests for mutable container probes").
+E2E_FEATURE_FOCUS='\[sig-node\] Mutable container probes'
+# Upstream's specs that exercise probes, restartable init containers and Pod
+# readiness, and the feature's own.
+E2E_FOCUS='\[sig-node\] (Probing container|Probing restartable init container|Restartable Init Container Lifecycle Hook|Pods should support pod readiness gates|Mutable container probes)'
+# The label of the feature's specs; they are skipped where the gate is off.
+E2E_FEATURE_LABEL='FeatureGate:MutableContainerProbes'
+
+# build_e2e builds the e2e binary and Ginkgo's CLI, at the version the tree
+# uses, into E2E_DIR.
+build_e2e() {
+  mkdir -p "${E2E_DIR}"
+  local pair sep=""
+  {
+    printf '{"Replace":{'
+    for pair in test/e2e/kepnode/zz_kep_e2e_test.go=e2e_test.go test/e2e/kepnode/images/main.go=images.go; do
+      printf '%s\n  "%s/%s": "%s/%s"' "${sep}" "${KUBE_ROOT}" "${pair%%=*}" "${E2E_TESTDATA}" "${pair#*=}"
+      sep=","
+    done
+    printf '\n}}\n'
+  } >"${E2E_DIR}/overlay.json"
+  log "building the e2e binary (test/e2e/common/node only)"
+  (cd "${KUBE_ROOT}" && go test -c -vet=off -overlay "${E2E_DIR}/overlay.json" -o "${E2E_DIR}/e2e.test" ./test/e2e/kepnode)
+  local version
+  version=$(cd "${KUBE_ROOT}" && go list -m -f '{{.Version}}' github.com/onsi/ginkgo/v2)
+  if [[ ! -x "${E2E_DIR}/ginkgo" ]] || ! "${E2E_DIR}/ginkgo" version | grep -qF "${version#v}"; then
+    log "building ginkgo ${version}"
+    GOBIN="${E2E_DIR}" go install "github.com/onsi/ginkgo/v2/ginkgo@${version}"
+  fi
+}
+
+# build_e2e_images IMAGE... builds the e2e images named (busybox, agnhost,
+# pause) into NODE_IMAGES, where hack/node-up.sh imports every image from.
+# The feature's specs need only busybox.
+build_e2e_images() {
+  local -A names
+  local key name
+  while read -r key name; do
+    names[${key}]=${name}
+  done < <(cd "${KUBE_ROOT}" && go run -overlay "${E2E_DIR}/overlay.json" ./test/e2e/kepnode/images)
+  local rootfs="${E2E_DIR}/rootfs" image
+  for image in "$@"; do
+    "build_e2e_image_${image}" "${names[${image}]}"
+  done
+}
+
+build_e2e_image_busybox() {
+  busybox_rootfs "${rootfs}/busybox"
+  "${NODE_BIN}/node-image" -rootfs "${rootfs}/busybox" -cmd sh -tag "$1" -o "${NODE_IMAGES}/e2e-busybox.tar"
+}
+
+build_e2e_image_agnhost() {
+  # agnhost's image as upstream's Dockerfile makes it: the binary, a shell
+  # and the applets, the test certificate, /uploads and the image's user.
+  log "building agnhost"
+  (cd "${KUBE_ROOT}" && CGO_ENABLED=0 go build -o "${E2E_DIR}/agnhost" ./test/images/agnhost)
+  busybox_rootfs "${rootfs}/agnhost"
+  cp "${E2E_DIR}/agnhost" "${rootfs}/agnhost/agnhost"
+  ln -s agnhost "${rootfs}/agnhost/agnhost-2"
+  cp "${KUBE_ROOT}"/test/images/agnhost/porter/localhost.{crt,key} "${rootfs}/agnhost/"
+  mkdir -p "${rootfs}/agnhost/uploads"
+  echo 'user-defined-in-image:x:1000:1000::/home/user-defined-in-image:/bin/sh' >>"${rootfs}/agnhost/etc/passwd"
+  printf 'user-defined-in-image:x:1000:user-defined-in-image\ngroup-defined-in-image:x:50000:user-defined-in-image\n' >>"${rootfs}/agnhost/etc/group"
+  "${NODE_BIN}/node-image" -rootfs "${rootfs}/agnhost" -entrypoint /agnhost -cmd pause -tag "$1" -o "${NODE_IMAGES}/e2e-agnhost.tar"
+}
+
+build_e2e_image_pause() {
+  "${NODE_BIN}/node-image" -binary "${NODE_IMAGES}/pause" -tag "$1" -o "${NODE_IMAGES}/e2e-pause.tar"
+}
+
+# run_e2e NAME FOCUS LABELS runs the specs that match FOCUS and the Ginkgo
+# label filter LABELS on the running node, with KEP_E2E_PROCS (default 6)
+# processes. It writes Ginkgo's JSON report to E2E_DIR/NAME.json, the output
+# to E2E_DIR/NAME.log and the run time in seconds to E2E_DIR/NAME.seconds,
+# and fails if a spec fails.
+run_e2e() {
+  local name=$1 focus=$2 labels=$3 rc=0 start=${SECONDS}
+  rm -f "${E2E_DIR}/${name}.json"
+  log "e2e specs (${name}); the output goes to ${E2E_DIR#"${ROOT}/"}/${name}.log"
+  (
+    cd "${E2E_DIR}"
+    "${E2E_DIR}/ginkgo" --procs "${KEP_E2E_PROCS:-6}" --timeout 2h --no-color \
+      --focus "${focus}" --label-filter "${labels}" \
+      --json-report "${name}.json" --output-dir "${E2E_DIR}" \
+      "${E2E_DIR}/e2e.test" -- --kubeconfig "${NODE_KUBECONFIG}" --repo-root "${KUBE_ROOT}"
+  ) >"${E2E_DIR}/${name}.log" 2>&1 || rc=$?
+  echo $((SECONDS - start)) >"${E2E_DIR}/${name}.seconds"
+  log "e2e specs (${name}) took $((SECONDS - start))s"
+  return "${rc}"
+}
