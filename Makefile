@@ -37,6 +37,8 @@ help: ## Show the targets and the settings.
 #: KEP_DIFF_PAIRS          make test-differential: the number of Pod updates (default 30000)
 #: KEP_FUZZTIME            make test-fuzz: how long to fuzz (default 10m)
 #: KEP_BENCHTIME           make bench: the -benchtime of one round (default 200ms)
+#: KEP_BENCH_ROUNDS        make bench: interleaved rounds of the validation benchmarks (default 30)
+#: KEP_BENCH_PROBER_ROUNDS make bench: interleaved rounds of the prober benchmarks (default 3)
 #: KEP_VERIFY_UPSTREAM     make verify: 0 skips upstream's verify scripts and generated files
 #: KEP_VERIFY_PROTOBUF     make verify, make update-generated: 0 skips generated.proto (needs protoc)
 #: KEP_VERIFY_OPENAPI_SPEC make verify: 1 also checks api/openapi-spec (slow); make update-generated: 0 skips it

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # make bench: the same benchmarks (test/sidebyside/testdata/*_bench_test.go),
 # compiled into the base tree and the patched tree and run interleaved, so
-# that both trees see the same load of a shared machine: ROUNDS rounds
+# that both trees see the same load of a shared machine: KEP_BENCH_ROUNDS rounds
 # (default 30) of one short run (KEP_BENCHTIME, default 200ms) of the
-# ValidatePodUpdate benchmarks of each tree, then PROBER_ROUNDS rounds
+# ValidatePodUpdate benchmarks of each tree, then KEP_BENCH_PROBER_ROUNDS rounds
 # (default 3) of the prober benchmarks, alternating which tree goes first.
 # benchstat prints the comparison; cmd/benchbudget checks the budgets and
 # exits 1 naming each broken one and by how much. Not part of make test:
@@ -15,8 +15,8 @@ source "${ROOT}/hack/lib-sidebyside.sh"
 ensure_checkout
 ensure_base_tree
 
-rounds=${ROUNDS:-30}
-prober_rounds=${PROBER_ROUNDS:-3}
+rounds=${KEP_BENCH_ROUNDS:-30}
+prober_rounds=${KEP_BENCH_PROBER_ROUNDS:-3}
 benchtime=${KEP_BENCHTIME:-200ms}
 work="${OUTPUT}/bench"
 mkdir -p "${work}"

@@ -16,8 +16,10 @@ E2E_FEATURE_FOCUS='\[sig-node\] Mutable container probes'
 # Upstream's specs that exercise probes, restartable init containers and Pod
 # readiness, and the feature's own.
 E2E_FOCUS='\[sig-node\] (Probing container|Probing restartable init container|Restartable Init Container Lifecycle Hook|Pods should support pod readiness gates|Mutable container probes)'
-# The label of the feature's specs; they are skipped where the gate is off.
-E2E_FEATURE_LABEL='FeatureGate:MutableContainerProbes'
+# Ginkgo label filters: specs of features that are off by default are
+# skipped, except the feature's own where its gate is on.
+E2E_LABELS_GATE_ON='!Feature:OffByDefault || FeatureGate:MutableContainerProbes'
+E2E_LABELS_GATE_OFF='!Feature:OffByDefault'
 
 # build_e2e builds the e2e binary and Ginkgo's CLI, at the version the tree
 # uses, into E2E_DIR.
@@ -72,6 +74,12 @@ build_e2e_image_agnhost() {
   ln -s agnhost "${rootfs}/agnhost/agnhost-2"
   cp "${KUBE_ROOT}"/test/images/agnhost/porter/localhost.{crt,key} "${rootfs}/agnhost/"
   mkdir -p "${rootfs}/agnhost/uploads"
+  # Upstream's image is Alpine with bash and curl, which specs run as
+  # 'bash -c' and 'curl URL'. busybox's ash stands in for bash, and its wget
+  # for a plain curl GET; any other curl option fails loudly.
+  printf '#!/bin/sh\nexec /bin/busybox ash "$@"\n' >"${rootfs}/agnhost/bin/bash"
+  cp "${E2E_TESTDATA}/curl.sh" "${rootfs}/agnhost/usr/bin/curl"
+  chmod 0755 "${rootfs}/agnhost/bin/bash" "${rootfs}/agnhost/usr/bin/curl"
   echo 'user-defined-in-image:x:1000:1000::/home/user-defined-in-image:/bin/sh' >>"${rootfs}/agnhost/etc/passwd"
   printf 'user-defined-in-image:x:1000:user-defined-in-image\ngroup-defined-in-image:x:50000:user-defined-in-image\n' >>"${rootfs}/agnhost/etc/group"
   "${NODE_BIN}/node-image" -rootfs "${rootfs}/agnhost" -entrypoint /agnhost -cmd pause -tag "$1" -o "${NODE_IMAGES}/e2e-agnhost.tar"

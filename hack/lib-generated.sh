@@ -33,7 +33,14 @@ UPSTREAM_CODEGENS=(swagger openapi applyconfigs)
 # the protoc on PATH (Debian's protobuf-compiler). With it, every
 # generated.pb.go comes out byte for byte as upstream generated it with 23.4;
 # the check in verify-generated.sh would show any difference.
-PROTOC_HINT="Install protoc (Debian: apt-get install -y protobuf-compiler), or set KEP_VERIFY_PROTOBUF=0 to skip the generated.proto check."
+# require_generators stops unless the tree exists and, for generated.proto
+# (unless KEP_VERIFY_PROTOBUF=0), protoc is on PATH.
+require_generators() {
+  [[ -e "${KUBE_ROOT}/.git" ]] || die "${KUBE_ROOT} does not exist. Run 'make checkout' first."
+  if [[ "${KEP_VERIFY_PROTOBUF:-1}" != 0 ]] && ! command -v protoc >/dev/null; then
+    die "generated.proto needs protoc. Install it (Debian: apt-get install -y protobuf-compiler), or set KEP_VERIFY_PROTOBUF=0 to skip generated.proto."
+  fi
+}
 
 # Paths that place_standins creates in a tree.
 STANDINS=(hack/tools Makefile)
@@ -121,7 +128,7 @@ generated_changes() {
 # the tree does not have; here it comes from the module cache.
 generate_protobuf() {
   local tree=$1
-  command -v protoc >/dev/null || die "protoc is not on PATH. ${PROTOC_HINT}"
+  command -v protoc >/dev/null || die "protoc is not on PATH (Debian: apt-get install -y protobuf-compiler)."
   (
     cd "${tree}"
     KUBE_ROOT=$(pwd)

@@ -64,6 +64,15 @@ node_missing() {
   fi
 }
 
+# require_node stops, saying what this machine lacks, unless it can run a
+# node. $1 names what needs the node.
+require_node() {
+  local missing
+  missing=$(node_missing)
+  [[ -z "${missing}" ]] || die "$1 needs a machine that can run a node; this one lacks:
+${missing}"
+}
+
 # ensure_libseccomp makes sure runc's seccomp support can be built: it needs
 # the libseccomp headers and pkg-config, which it installs from Debian's
 # packages when it can.

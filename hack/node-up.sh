@@ -15,11 +15,7 @@ source "${ROOT}/hack/lib-node.sh"
 CERTS="${NODE_STATE}/certs"
 CONF="${NODE_STATE}/conf"
 
-missing=$(node_missing)
-if [[ -n "${missing}" ]]; then
-  die "this machine cannot run the node; it lacks:
-${missing}"
-fi
+require_node "starting the node"
 if pid=$(node_init_pid); then
   die "a node is already running (init pid ${pid}); stop it with hack/node-down.sh"
 fi

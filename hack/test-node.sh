@@ -18,11 +18,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "${ROOT}/hack/lib-node.sh"
 source "${ROOT}/hack/lib-e2e.sh"
 
-missing=$(node_missing)
-if [[ -n "${missing}" ]]; then
-  die "make test-node needs a machine that can run a node; this one lacks:
-${missing}"
-fi
+require_node "make test-node"
 
 measure=${KEP_NODE_MEASURE:-0}
 ensure_checkout
@@ -55,7 +51,7 @@ suite() {
   if [[ "${measure}" == 1 ]]; then
     project_tests "${gate}" "${KEP_NODE_RUN:-^TestMeasure}" || rc=$?
   elif [[ "${gate}" == true ]]; then
-    run_e2e feature "${E2E_FEATURE_FOCUS}" "" || {
+    run_e2e feature "${E2E_FEATURE_FOCUS}" "${E2E_LABELS_GATE_ON}" || {
       rc=$?
       grep -E '^\s*\[FAIL\]|^Ran [0-9]+ of' "${E2E_DIR}/feature.log" >&2 || true
     }

@@ -5,6 +5,7 @@
 # in three configurations:
 #   on     patched binaries, MutableContainerProbes on (API server and kubelet)
 #   off    patched binaries, the gate off; the feature's specs are skipped
+# Specs of other features that are off by default are skipped everywhere.
 #   base   the unpatched base release, built from _output/base
 # It prints one table of spec -> result per configuration (cmd/e2e-table),
 # and fails if the patched node fails a spec that the base passes. Needs root
@@ -19,11 +20,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "${ROOT}/hack/lib-node.sh"
 source "${ROOT}/hack/lib-e2e.sh"
 
-missing=$(node_missing)
-if [[ -n "${missing}" ]]; then
-  die "make test-upstream-e2e needs a machine that can run a node; this one lacks:
-${missing}"
-fi
+require_node "make test-upstream-e2e"
 
 read -ra configs <<<"${KEP_E2E_CONFIGS:-on off base}"
 for config in "${configs[@]}"; do
@@ -41,9 +38,9 @@ build_e2e_images busybox agnhost pause
 
 for config in "${configs[@]}"; do
   env=(KEP_NODE_SKIP_BUILD=1)
-  labels="!${E2E_FEATURE_LABEL}"
+  labels=${E2E_LABELS_GATE_OFF}
   case "${config}" in
-    on) labels="" ;;
+    on) labels=${E2E_LABELS_GATE_ON} ;;
     off) env+=(KEP_NODE_APISERVER_GATE=false KEP_NODE_KUBELET_GATE=false) ;;
     base) env+=(KEP_NODE_BASE=1) ;;
   esac

@@ -14,10 +14,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "${ROOT}/hack/lib-generated.sh"
 
-[[ -e "${KUBE_ROOT}/.git" ]] || die "${KUBE_ROOT} does not exist. Run 'make checkout' first."
-if [[ "${KEP_VERIFY_PROTOBUF:-1}" != 0 ]] && ! command -v protoc >/dev/null; then
-  die "regenerating generated.proto needs protoc. ${PROTOC_HINT}"
-fi
+require_generators
 trap 'remove_standins "${KUBE_ROOT}"' EXIT
 
 what=""

@@ -18,10 +18,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "${ROOT}/hack/lib-generated.sh"
 
-[[ -e "${KUBE_ROOT}/.git" ]] || die "${KUBE_ROOT} does not exist. Run 'make checkout' first."
-if [[ "${KEP_VERIFY_PROTOBUF:-1}" != 0 ]] && ! command -v protoc >/dev/null; then
-  die "the generated.proto check needs protoc. ${PROTOC_HINT}"
-fi
+require_generators
 
 scratch=$(mktemp -d "${OUTPUT}/verify-generated.XXXXXX")
 tree="${scratch}/kubernetes"
