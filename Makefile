@@ -35,6 +35,7 @@ help: ## Show the targets and the settings.
 #: KEP_E2E_PROCS           make test-node, make test-upstream-e2e: Ginkgo processes (default 6)
 #: KEP_DIFF_SEED           make test-differential: the generator's seed (default 1)
 #: KEP_DIFF_PAIRS          make test-differential: the number of Pod updates (default 30000)
+#: KEP_DIFF_MUTANT         make test-differential: "<file in the tree>=<path> ..." swaps files of the patched tree, to see the checks fail
 #: KEP_FUZZTIME            make test-fuzz: how long to fuzz (default 10m)
 #: KEP_BENCHTIME           make bench: the -benchtime of one round (default 200ms)
 #: KEP_BENCH_ROUNDS        make bench: interleaved rounds of the validation benchmarks (default 30)

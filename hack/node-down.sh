@@ -31,12 +31,19 @@ pids_in_kubepods() {
   done
 }
 
+# kill_file FILE COMMAND kills the process whose PID FILE holds, if it is
+# still the node's: its command line contains COMMAND. A PID that was reused
+# by another process since is left alone.
 kill_file() {
-  local file=$1 pid
+  local file=$1 command=$2 pid cmdline
   [[ -f "${file}" ]] || return 0
   pid=$(cat "${file}")
-  if [[ -n "${pid}" ]]; then
-    kill -KILL "${pid}" 2>/dev/null || true
+  if [[ "${pid}" =~ ^[0-9]+$ ]] && cmdline=$(tr '\0' ' ' <"/proc/${pid}/cmdline" 2>/dev/null); then
+    if [[ "${cmdline}" == *"${command}"* ]]; then
+      kill -KILL "${pid}" 2>/dev/null || true
+    else
+      log "not killing PID ${pid} from ${file##*/}: it now runs '${cmdline% }', not ${command}"
+    fi
   fi
   rm -f "${file}"
 }
@@ -57,11 +64,11 @@ main() {
   local failed=0 ns=""
   [[ -f "${NODE_DIR}/pidns" ]] && ns=$(cat "${NODE_DIR}/pidns")
 
-  kill_file "${NODE_DIR}/forward.pid"
+  kill_file "${NODE_DIR}/forward.pid" node-forward
   # Killing the namespace's init kills every process in the namespace,
   # including containerd's shims and, nested below, the containers.
-  kill_file "${NODE_INIT_PIDFILE}"
-  kill_file "${NODE_DIR}/unshare.pid"
+  kill_file "${NODE_INIT_PIDFILE}" hack/node-init.sh
+  kill_file "${NODE_DIR}/unshare.pid" unshare
   if [[ -n "${ns}" ]]; then
     wait_gone "processes in ${ns}" pids_in_namespace "${ns}" || failed=1
     rm -f "${NODE_DIR}/pidns"
@@ -83,10 +90,14 @@ main() {
 
   if [[ -f "${NODE_DIR}/host.before" ]]; then
     # The kubelet sets these host-wide; put back what they were.
+    # A sysctl that cannot be restored is reported, and the check still runs.
     local line
-    sed -n '/^# sysctls$/,$p' "${NODE_DIR}/host.before" | sed 1d | while read -r line; do
-      sysctl -q -w "${line}" >/dev/null
-    done
+    while read -r line; do
+      sysctl -q -w "${line}" >/dev/null || {
+        echo "could not restore ${line}"
+        failed=1
+      }
+    done < <(sed -n '/^# sysctls$/,$p' "${NODE_DIR}/host.before" | sed 1d)
     if ! diff -u "${NODE_DIR}/host.before" <(host_snapshot) >"${NODE_DIR}/host.diff"; then
       echo "the host differs from before the node started:"
       cat "${NODE_DIR}/host.diff"

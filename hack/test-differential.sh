@@ -7,7 +7,7 @@
 #
 #   KEP_DIFF_SEED=7 KEP_DIFF_PAIRS=50000 hack/test-differential.sh
 #
-# DIFF_MUTANT="<file in the tree>=<absolute path> ..." replaces files of the
+# KEP_DIFF_MUTANT="<file in the tree>=<absolute path> ..." replaces files of the
 # patched tree for the run (go -overlay), to check that the comparison catches
 # a broken change.
 set -euo pipefail
@@ -26,10 +26,14 @@ rm -f "${work}"/*.jsonl "${work}/repro.txt" "${work}/repro-pairs"
 for tree in patched base; do
   root=${KUBE_ROOT}
   [[ ${tree} == base ]] && root=${BASE_ROOT}
-  overlay=("${VALIDATION_OVERLAY[@]}")
+  # The fuzz target and the benchmarks are compiled in too, so that they
+  # cannot rot between runs of make test-fuzz and make bench.
+  overlay=("${VALIDATION_OVERLAY[@]}"
+    "${VALIDATION_PKG}/zz_kep_fuzz_test.go=validation_fuzz_test.go"
+    "${VALIDATION_PKG}/zz_kep_bench_test.go=validation_bench_test.go")
   write_overlay "${work}/${tree}.overlay.json" "${root}" "${overlay[@]}"
-  if [[ ${tree} == patched && -n "${DIFF_MUTANT:-}" ]]; then
-    for mutant in ${DIFF_MUTANT}; do
+  if [[ ${tree} == patched && -n "${KEP_DIFF_MUTANT:-}" ]]; then
+    for mutant in ${KEP_DIFF_MUTANT}; do
       log "differential: patched tree with ${mutant%%=*} replaced by ${mutant#*=}"
       sed -i "s#^}}\$#,\n  \"${root}/${mutant%%=*}\": \"${mutant#*=}\"\n}}#" "${work}/${tree}.overlay.json"
     done
@@ -43,6 +47,10 @@ for tree in patched base; do
       "${work}/${tree}.test" -test.run '^TestKEPDifferential$' -test.count=1 -test.timeout=60m -test.v) | grep -v '^=== RUN'
   log "differential: ${tree} tree took $((SECONDS - start))s"
 done
+
+# make bench's prober benchmarks compile in the patched tree, too.
+write_overlay "${work}/prober.overlay.json" "${KUBE_ROOT}" "pkg/kubelet/prober/zz_kep_bench_test.go=prober_bench_test.go"
+(cd "${KUBE_ROOT}" && go test -c -o /dev/null -overlay "${work}/prober.overlay.json" ./pkg/kubelet/prober)
 
 rc=0
 (cd "${ROOT}" && go run ./cmd/differential -repro "${work}/repro-pairs" "${work}/patched.jsonl" "${work}/base.jsonl") || rc=$?

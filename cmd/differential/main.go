@@ -51,6 +51,9 @@ func run(patchedFile, baseFile string, show int, repro string) (int, error) {
 		return 0, err
 	}
 	fmt.Println(st)
+	if err := st.Check(); err != nil {
+		return 0, err
+	}
 	byCheck := map[string]int{}
 	var ix []string
 	for k, d := range diffs {

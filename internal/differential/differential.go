@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -78,6 +79,35 @@ func (s Stats) String() string {
 		s.ProbeChanged, s.ForbiddenState, s.Significant)
 }
 
+// Check fails when the corpus is too small, or leaves out a kind of pair that the checks are
+// about: probe changes accepted and rejected, updates accepted with the gate off, Pods that are
+// terminating, terminal or mirror Pods, and updates that Pod Security finds significant. The
+// minimums are shares of the pairs, well below what the generator gives.
+func (s Stats) Check() error {
+	if s.Pairs < 1000 {
+		return fmt.Errorf("%d pairs; the checks need at least 1000", s.Pairs)
+	}
+	for _, m := range []struct {
+		what    string
+		n       int
+		percent int
+	}{
+		{"old Pods that are valid", s.OldValid, 50},
+		{"pairs accepted with the gate off", s.AcceptedOff, 5},
+		{"pairs accepted with the gate on", s.AcceptedOn, 5},
+		{"probe changes of regular or restartable init containers", s.MutableProbesChanged, 10},
+		{"probe changes accepted with the gate on", s.AcceptedProbeChanges, 2},
+		{"probe changes rejected with the gate on", s.MutableProbesChanged - s.AcceptedProbeChanges, 2},
+		{"old Pods that are terminating, terminal or mirror Pods", s.ForbiddenState, 5},
+		{"updates significant for Pod Security", s.Significant, 5},
+	} {
+		if m.n*100 < s.Pairs*m.percent {
+			return fmt.Errorf("the corpus has %d %s in %d pairs; the checks need at least %d%%", m.n, m.what, s.Pairs, m.percent)
+		}
+	}
+	return nil
+}
+
 // ReadFile reads the records a tree wrote, one JSON object per line.
 func ReadFile(path string) ([]Record, error) {
 	f, err := os.Open(path)
@@ -88,12 +118,43 @@ func ReadFile(path string) ([]Record, error) {
 	return Read(f)
 }
 
-// Read reads records, one JSON object per line.
+// optionalFields are the fields a record may leave out: gateOn, which only the patched tree
+// writes, and leaves out when it accepts the pair.
+var optionalFields = map[string]bool{"gateOn": true}
+
+// recordFields are the JSON names of Record's fields.
+var recordFields = func() []string {
+	var names []string
+	t := reflect.TypeOf(Record{})
+	for i := range t.NumField() {
+		names = append(names, strings.Split(t.Field(i).Tag.Get("json"), ",")[0])
+	}
+	return names
+}()
+
+// Read reads records, one JSON object per line. A record with a field that Record does not
+// have, or without one that it has, is an error: a field renamed on one side would otherwise
+// read as empty on both, and the checks would pass without comparing it.
 func Read(r io.Reader) ([]Record, error) {
 	var out []Record
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), 1<<26)
 	for sc.Scan() {
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(sc.Bytes(), &fields); err != nil {
+			return nil, fmt.Errorf("record %d: %w", len(out), err)
+		}
+		// encoding/json matches names case-insensitively; the names must match exactly.
+		for name := range fields {
+			if !slices.Contains(recordFields, name) {
+				return nil, fmt.Errorf("record %d: unknown field %q", len(out), name)
+			}
+		}
+		for _, name := range recordFields {
+			if _, ok := fields[name]; !ok && !optionalFields[name] {
+				return nil, fmt.Errorf("record %d has no %q", len(out), name)
+			}
+		}
 		var rec Record
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			return nil, fmt.Errorf("record %d: %w", len(out), err)

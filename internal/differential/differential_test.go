@@ -100,15 +100,48 @@ func TestCompareCorpusMismatch(t *testing.T) {
 	}
 }
 
+// full is a record line with every field but gateOn, which only the patched tree writes.
+const full = `"hash":"a","desc":"d","oldValid":true,"gateOff":[{"type":"t","field":"f","detail":"d","badValue":"1"}],` +
+	`"hasOn":false,"reset":null,"probeErrors":[],"mutableProbesChanged":false,"forbiddenState":false,` +
+	`"significant":false,"anyProbeChanged":false`
+
 func TestRead(t *testing.T) {
-	recs, err := Read(strings.NewReader(`{"i":0,"hash":"a","gateOff":[{"type":"t","field":"f","detail":"d","badValue":"1"}]}` + "\n" + `{"i":1,"hash":"b"}` + "\n"))
+	recs, err := Read(strings.NewReader(`{"i":0,` + full + "}\n" + `{"i":1,` + full + `,"gateOn":[]}` + "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 2 || recs[0].GateOff[0].BadValue != "1" || recs[1].Hash != "b" {
+	if len(recs) != 2 || recs[0].GateOff[0].BadValue != "1" || recs[1].Hash != "a" || !recs[0].OldValid {
 		t.Errorf("read %+v", recs)
 	}
-	if _, err := Read(strings.NewReader(`{"i":1}` + "\n")); err == nil {
-		t.Error("a record out of order: no error")
+	for _, tc := range []struct{ name, line, want string }{
+		{"out of order", `{"i":1,` + full + "}", "index 1"},
+		// A renamed JSON tag on the writer's side: both trees would read nil and agree.
+		{"unknown field", `{"i":0,` + full + `,"gateoff":[]}`, `unknown field "gateoff"`},
+		{"missing field", `{"i":0,` + strings.Replace(full, `"probeErrors":[],`, "", 1) + "}", `no "probeErrors"`},
+	} {
+		if _, err := Read(strings.NewReader(tc.line + "\n")); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got error %v, want one that says %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestStatsCheck(t *testing.T) {
+	enough := Stats{Pairs: 1000, OldValid: 900, AcceptedOff: 100, AcceptedOn: 300, MutableProbesChanged: 400,
+		ProbeChanged: 500, AcceptedProbeChanges: 150, ForbiddenState: 100, Significant: 500}
+	if err := enough.Check(); err != nil {
+		t.Errorf("a corpus that covers every case: %v", err)
+	}
+	for name, edit := range map[string]func(*Stats){
+		"no accepted probe change":               func(s *Stats) { s.AcceptedProbeChanges = 0 },
+		"no terminating, terminal or mirror Pod": func(s *Stats) { s.ForbiddenState = 0 },
+		"no rejected probe change":               func(s *Stats) { s.AcceptedProbeChanges = s.MutableProbesChanged },
+		"no update accepted with the gate off":   func(s *Stats) { s.AcceptedOff = 0 },
+		"too few pairs":                          func(s *Stats) { *s = Stats{Pairs: 10} },
+	} {
+		s := enough
+		edit(&s)
+		if err := s.Check(); err == nil {
+			t.Errorf("%s: no error", name)
+		}
 	}
 }
