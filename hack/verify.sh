@@ -169,10 +169,17 @@ verify_docs() {
   [[ -z "${missing}" ]] || fail "docs: the README does not name these targets of the Makefile: ${missing//$'\n'/ }"
   [[ -z "${extra}" ]] || fail "docs: the README names targets that the Makefile does not have: ${extra//$'\n'/ }"
   local setting
-  for setting in $(grep -ohE '\$\{KEP_[A-Z_]+:-' "${ROOT}"/hack/*.sh | sed 's/^..//; s/:-$//' | LC_ALL=C sort -u); do
+  for setting in $(grep -ohE '\$\{KEP_[A-Z0-9_]+:-' "${ROOT}"/hack/*.sh | sed 's/^..//; s/:-$//' | LC_ALL=C sort -u); do
     case "${setting}" in KEP_KUBE_ROOT | KEP_PATCHES) continue ;; esac
     grep -q "^#: ${setting} " "${ROOT}/Makefile" || fail "docs: ${setting} is read by hack/ but not listed in the Makefile's settings (make help)"
   done
+  log "verify: links, anchors, targets, paths and settings that the docs name"
+  (
+    cd "${ROOT}"
+    # docs/harness.md names hack/tools as what the module zips lack.
+    go run ./cmd/doc-check -tree "${KUBE_ROOT}" -absent hack/tools \
+      README.md KEP.md docs/*.md test/images/*/README.md
+  ) || fail "docs: a document names something that does not exist"
 }
 
 ensure_checkout
