@@ -4,7 +4,7 @@
 SHELL := /usr/bin/env bash
 WHAT ?=
 
-.PHONY: all checkout patches test test-e2e test-integration test-node test-upstream-e2e measure-node test-series test-differential test-fuzz bench verify update-generated build run node-up node-down clean help
+.PHONY: all checkout patches test test-e2e test-integration test-node test-docs test-upstream-e2e measure-node test-series test-differential test-fuzz bench verify update-generated build run node-up node-down clean help
 
 all: test
 
@@ -25,11 +25,14 @@ help: ## Show the targets and the settings.
 #: KEP_RUN_ETCD_PORT       make run in control-plane mode: etcd's port (default 23790)
 #: KEP_NODE_APISERVER_GATE make node-up: MutableContainerProbes on kube-apiserver (default true)
 #: KEP_NODE_KUBELET_GATE   make node-up: MutableContainerProbes on the kubelet (default true)
+#: KEP_NODE_APISERVER_ARGS make node-up: more kube-apiserver flags, split at spaces
+#: KEP_NODE_APISERVER2_GATE make node-up: true or false starts a second kube-apiserver, on port 6444, with the gate so
 #: KEP_NODE_BASE           make node-up: 1 runs the unpatched base release
 #: KEP_NODE_SKIP_BUILD     make node-up: 1 uses the binaries and images already built
 #: KEP_NODE_MEASURE        make test-node: 1 runs the measurements instead, as make measure-node does
 #: KEP_NODE_RUN            make test-node, make measure-node: the test/node tests to run (-run)
 #: KEP_NODE_TRIALS         make measure-node: trials per kind (default 20)
+#: KEP_DOCS_GUIDE          make test-docs: the guide to run (default docs/changing-probes.md)
 #: KEP_E2E_CONFIGS         make test-upstream-e2e: the configurations, in order (default "on off base")
 #: KEP_E2E_FOCUS           make test-upstream-e2e: the specs to run (a Ginkgo focus regexp)
 #: KEP_E2E_PROCS           make test-node, make test-upstream-e2e: Ginkgo processes (default 6)
@@ -62,6 +65,9 @@ test-integration: ## Run the integration tests (real kube-apiserver and etcd) of
 
 test-node: ## On a real single-node cluster: the feature's e2e specs of the series with the gate on, then the skew test (test/node) with the kubelet's gate off; needs root on Linux.
 	@hack/test-node.sh
+
+test-docs: ## Run the user guide, docs/changing-probes.md, on the real node: every command, and every output it shows compared; needs root on Linux.
+	@hack/test-docs.sh
 
 test-upstream-e2e: ## Run upstream's probe, sidecar and readiness e2e specs and the feature's on the real node with the gate on, off, and on the unpatched base, and compare (KEP_E2E_CONFIGS=, KEP_E2E_FOCUS=).
 	@hack/test-upstream-e2e.sh

@@ -21,9 +21,9 @@ E2E_FOCUS='\[sig-node\] (Probing container|Probing restartable init container|Re
 E2E_LABELS_GATE_ON='!Feature:OffByDefault || FeatureGate:MutableContainerProbes'
 E2E_LABELS_GATE_OFF='!Feature:OffByDefault'
 
-# build_e2e builds the e2e binary and Ginkgo's CLI, at the version the tree
-# uses, into E2E_DIR.
-build_e2e() {
+# write_e2e_overlay writes the go build -overlay that adds the e2e binary's
+# package (test/e2e/kepnode) to the tree.
+write_e2e_overlay() {
   mkdir -p "${E2E_DIR}"
   local pair sep=""
   {
@@ -34,6 +34,12 @@ build_e2e() {
     done
     printf '\n}}\n'
   } >"${E2E_DIR}/overlay.json"
+}
+
+# build_e2e builds the e2e binary and Ginkgo's CLI, at the version the tree
+# uses, into E2E_DIR.
+build_e2e() {
+  write_e2e_overlay
   log "building the e2e binary (test/e2e/common/node only)"
   (cd "${KUBE_ROOT}" && go test -c -vet=off -overlay "${E2E_DIR}/overlay.json" -o "${E2E_DIR}/e2e.test" ./test/e2e/kepnode)
   local version
@@ -50,6 +56,7 @@ build_e2e() {
 build_e2e_images() {
   local -A names
   local key name
+  write_e2e_overlay
   while read -r key name; do
     names[${key}]=${name}
   done < <(cd "${KUBE_ROOT}" && go run -overlay "${E2E_DIR}/overlay.json" ./test/e2e/kepnode/images)

@@ -17,6 +17,8 @@ NODE_IMAGES="${NODE_DIR}/images"
 # are bind-mounted over /run, /var/lib and /var/log inside its namespaces.
 NODE_STATE="${NODE_DIR}/state"
 NODE_KUBECONFIG="${NODE_STATE}/kubeconfig"
+# The kubelet's static Pod manifests.
+NODE_STATIC_PODS="${NODE_STATE}/manifests"
 # The PID, in the host's PID namespace, of the cluster namespaces' init.
 NODE_INIT_PIDFILE="${NODE_DIR}/init.pid"
 # The host-wide sysctls that the kubelet sets; recorded before it starts

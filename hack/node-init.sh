@@ -38,25 +38,37 @@ start() {
   echo "${name} $!" >>"${NODE_STATE}/components"
 }
 
-# The base release does not know the feature gate.
-apiserver_gates=()
-if [[ "${KEP_NODE_BASE:-0}" != 1 ]]; then
-  apiserver_gates=(--feature-gates "MutableContainerProbes=${KEP_NODE_APISERVER_GATE:-true}")
-fi
+# kube_apiserver NAME PORT GATE [FLAG...] starts a kube-apiserver on PORT
+# with MutableContainerProbes set to GATE; the base release does not know
+# the gate.
+kube_apiserver() {
+  local name=$1 port=$2 gate=$3
+  shift 3
+  local gates=(--feature-gates "MutableContainerProbes=${gate}")
+  [[ "${KEP_NODE_BASE:-0}" != 1 ]] || gates=()
+  start "${name}" "${NODE_KUBE_BIN}/kube-apiserver" --etcd-servers http://127.0.0.1:2379 \
+    --advertise-address "${NODE_IP}" --secure-port "${port}" \
+    --tls-cert-file "${CERTS}/apiserver.crt" --tls-private-key-file "${CERTS}/apiserver.key" \
+    --client-ca-file "${CERTS}/ca.crt" --token-auth-file "${CERTS}/tokens.csv" \
+    --authorization-mode RBAC --service-cluster-ip-range "${SERVICE_CIDR}" \
+    --service-account-issuer https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file "${CERTS}/sa.pub" --service-account-signing-key-file "${CERTS}/sa.key" \
+    --kubelet-preferred-address-types InternalIP "${gates[@]}" "$@"
+}
 
 start etcd "${OUTPUT}/bin/etcd" --name node --data-dir "${NODE_STATE}/etcd" \
   --listen-client-urls http://127.0.0.1:2379 --advertise-client-urls http://127.0.0.1:2379 \
   --listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
   --initial-cluster node=http://127.0.0.1:2380
 
-start kube-apiserver "${NODE_KUBE_BIN}/kube-apiserver" --etcd-servers http://127.0.0.1:2379 \
-  --advertise-address "${NODE_IP}" --secure-port 6443 \
-  --tls-cert-file "${CERTS}/apiserver.crt" --tls-private-key-file "${CERTS}/apiserver.key" \
-  --client-ca-file "${CERTS}/ca.crt" --token-auth-file "${CERTS}/tokens.csv" \
-  --authorization-mode RBAC --service-cluster-ip-range "${SERVICE_CIDR}" \
-  --service-account-issuer https://kubernetes.default.svc.cluster.local \
-  --service-account-key-file "${CERTS}/sa.pub" --service-account-signing-key-file "${CERTS}/sa.key" \
-  --kubelet-preferred-address-types InternalIP "${apiserver_gates[@]}"
+# More flags for the API server, for example an audit policy (make test-docs).
+read -ra apiserver_args <<<"${KEP_NODE_APISERVER_ARGS:-}"
+kube_apiserver kube-apiserver 6443 "${KEP_NODE_APISERVER_GATE:-true}" "${apiserver_args[@]}"
+# A second API server on the same etcd, as in a cluster that is rolling the
+# gate out: one API server has it, the other not yet.
+if [[ -n "${KEP_NODE_APISERVER2_GATE:-}" ]]; then
+  kube_apiserver kube-apiserver-2 6444 "${KEP_NODE_APISERVER2_GATE}"
+fi
 
 start kube-controller-manager "${NODE_KUBE_BIN}/kube-controller-manager" \
   --kubeconfig "${CONF}/admin.kubeconfig" --leader-elect=false --bind-address 127.0.0.1 \

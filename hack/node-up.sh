@@ -3,11 +3,15 @@
 # kube-apiserver, kube-controller-manager, kube-scheduler, containerd, runc,
 # the CNI bridge and the kubelet, with MutableContainerProbes on (set
 # KEP_NODE_APISERVER_GATE / KEP_NODE_KUBELET_GATE to false to turn it off on
-# one side, or KEP_NODE_BASE=1 to run the unpatched base release). It runs in mount, network and PID namespaces of its own; the API
-# server is forwarded to https://127.0.0.1:${KEP_API_PORT:-6443} and
+# one side, or KEP_NODE_BASE=1 to run the unpatched base release). It runs
+# in mount, network and PID namespaces of its own; the API server is
+# forwarded to https://127.0.0.1:${KEP_API_PORT:-6443} and
 # _output/node/state/kubeconfig points at it. hack/node-down.sh stops it.
 #
-#   KEP_NODE_SKIP_BUILD=1   use what _output/ already has
+#   KEP_NODE_SKIP_BUILD=1       use what _output/ already has
+#   KEP_NODE_APISERVER_ARGS     more kube-apiserver flags (an audit policy)
+#   KEP_NODE_APISERVER2_GATE    true or false: a second kube-apiserver on port
+#                               6444 with the gate so (make test-docs)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "${ROOT}/hack/lib-node.sh"
@@ -59,7 +63,7 @@ write_kubeconfig() {
 }
 
 write_configs() {
-  mkdir -p "${CONF}/cni" "${NODE_STATE}/logs"
+  mkdir -p "${CONF}/cni" "${NODE_STATE}/logs" "${NODE_STATIC_PODS}"
   write_kubeconfig "${CONF}/admin.kubeconfig" "https://${NODE_IP}:6443"
   write_kubeconfig "${NODE_KUBECONFIG}" "https://127.0.0.1:${NODE_API_PORT}"
 
@@ -132,6 +136,8 @@ authentication:
 authorization:
   mode: AlwaysAllow
 resolvConf: /etc/resolv.conf
+# Static Pods: the kubelet creates a mirror Pod for each in the API.
+staticPodPath: ${NODE_STATIC_PODS}
 # The images are imported, never pulled: keep them whatever the disk usage,
 # and do not evict Pods for a host disk that is merely full-ish.
 imageGCHighThresholdPercent: 100

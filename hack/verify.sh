@@ -178,8 +178,9 @@ verify_docs() {
     cd "${ROOT}"
     # docs/harness.md names hack/tools as what the module zips lack.
     go run ./cmd/doc-check -tree "${KUBE_ROOT}" -absent hack/tools \
-      README.md KEP.md docs/*.md test/images/*/README.md
-  ) || fail "docs: a document names something that does not exist"
+      README.md KEP.md docs/*.md test/images/*/README.md &&
+      go run ./cmd/doc-test -list docs/changing-probes.md >/dev/null
+  ) || fail "docs: a document names something that does not exist, or the guide's test-docs markup is wrong"
 }
 
 ensure_checkout
