@@ -21,9 +21,7 @@ ensure_base_tree() {
     return
   fi
   log "creating the base tree ${BASE_ROOT#"${ROOT}/"} at ${BASE_TAG}"
-  kgit worktree remove --force "${BASE_ROOT}" >/dev/null 2>&1 || rm -rf "${BASE_ROOT}"
-  kgit worktree prune
-  kgit worktree add -q --detach "${BASE_ROOT}" "${base}"
+  new_worktree "${BASE_ROOT}" "${base}"
 }
 
 # write_overlay FILE TREE DEST=SRC... writes a go -overlay file that adds each

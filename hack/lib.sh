@@ -35,6 +35,38 @@ die() {
 
 kgit() { git -C "${KUBE_ROOT}" "$@"; }
 
+# poll SECONDS [--while CHECK] CMD... runs CMD every half second, its output
+# discarded, until it succeeds. It returns 1 once SECONDS have passed, and 2
+# as soon as the command CHECK fails: what CMD waits for has died.
+poll() {
+  local seconds=$1 check=(true)
+  shift
+  if [[ "$1" == --while ]]; then
+    check=("$2")
+    shift 2
+  fi
+  local deadline=$((SECONDS + seconds))
+  until "$@" >/dev/null 2>&1; do
+    "${check[@]}" || return 2
+    ((SECONDS < deadline)) || return 1
+    sleep 0.5
+  done
+}
+
+# new_worktree DIR COMMIT makes DIR a new worktree of _output/kubernetes,
+# detached at COMMIT, replacing whatever DIR held.
+new_worktree() {
+  remove_worktree "$1"
+  kgit worktree add -q --detach "$1" "$2"
+}
+
+# remove_worktree DIR removes the worktree DIR, or the directory if git does
+# not know it.
+remove_worktree() {
+  kgit worktree remove --force "$1" >/dev/null 2>&1 || rm -rf "$1"
+  kgit worktree prune
+}
+
 # base_commit prints the base commit of _output/kubernetes.
 base_commit() { kgit rev-parse --verify -q "refs/tags/${BASE_TAG}^{commit}"; }
 

@@ -80,10 +80,7 @@ start kube-scheduler "${NODE_KUBE_BIN}/kube-scheduler" \
 
 start containerd containerd --config "${CONF}/containerd.toml"
 # The kubelet exits when the runtime does not answer at once.
-for _ in $(seq 1 120); do
-  [[ -S /run/containerd/containerd.sock ]] && break
-  sleep 0.5
-done
+poll 60 test -S /run/containerd/containerd.sock || true
 
 start kubelet "${NODE_KUBE_BIN}/kubelet" --config "${CONF}/kubelet.yaml" \
   --kubeconfig "${CONF}/admin.kubeconfig" --hostname-override "${NODE_NAME}" \

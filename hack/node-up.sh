@@ -160,16 +160,18 @@ teardown_on_failure() {
 
 # unshare runs as long as the node's init does.
 unshare_pid=""
+init_alive() { kill -0 "${unshare_pid}" 2>/dev/null; }
 
+# wait_until WHAT SECONDS CMD... waits for CMD while the node's init runs.
 wait_until() {
-  local what=$1 seconds=$2
+  local what=$1 seconds=$2 rc=0
   shift 2
-  local deadline=$((SECONDS + seconds))
-  until "$@" >/dev/null 2>&1; do
-    kill -0 "${unshare_pid}" 2>/dev/null || die "the node's init exited while waiting for ${what}"
-    ((SECONDS < deadline)) || die "${what} did not happen within ${seconds}s"
-    sleep 0.5
-  done
+  poll "${seconds}" --while init_alive "$@" || rc=$?
+  case ${rc} in
+    0) ;;
+    2) die "the node's init exited while waiting for ${what}" ;;
+    *) die "${what} did not happen within ${seconds}s" ;;
+  esac
 }
 
 main() {

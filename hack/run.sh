@@ -48,32 +48,29 @@ stop() {
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
     pid=${pids[i]}
     kill "${pid}" 2>/dev/null || continue
-    for _ in $(seq 1 30); do
-      kill -0 "${pid}" 2>/dev/null || break
-      sleep 0.5
-    done
-    kill -9 "${pid}" 2>/dev/null || true
+    poll 15 exited "${pid}" || kill -9 "${pid}" 2>/dev/null || true
     wait "${pid}" 2>/dev/null || true
   done
   rm -f "${PIDFILE}"
   pids=()
 }
 
-wait_for() {
-  local what=$1 log=$2
-  shift 2
-  local i
-  for i in $(seq 1 120); do
-    if "$@" >/dev/null 2>&1; then
-      return 0
-    fi
-    local pid
-    for pid in "${pids[@]}"; do
-      kill -0 "${pid}" 2>/dev/null || { tail -n 20 "${log}" >&2; die "${what} exited; its log is ${log}"; }
-    done
-    sleep 0.5
+exited() { ! kill -0 "$1" 2>/dev/null; }
+all_running() {
+  local pid
+  for pid in "${pids[@]}"; do
+    kill -0 "${pid}" 2>/dev/null || return 1
   done
+}
+
+# wait_for WHAT LOG CMD... waits a minute for CMD while every component runs.
+wait_for() {
+  local what=$1 log=$2 rc=0
+  shift 2
+  poll 60 --while all_running "$@" || rc=$?
+  ((rc == 0)) && return 0
   tail -n 20 "${log}" >&2
+  ((rc == 2)) && die "${what} exited; its log is ${log}"
   die "${what} did not become ready within 60s; its log is ${log}"
 }
 

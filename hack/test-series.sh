@@ -11,13 +11,8 @@ ensure_checkout
 build_etcd
 
 scratch="${OUTPUT}/series"
-cleanup() {
-  kgit worktree remove --force "${scratch}" >/dev/null 2>&1 || rm -rf "${scratch}"
-  kgit worktree prune
-}
-trap cleanup EXIT
-cleanup
-kgit worktree add -q --detach "${scratch}" "$(base_commit)"
+trap 'remove_worktree "${scratch}"' EXIT
+new_worktree "${scratch}" "$(base_commit)"
 git -C "${scratch}" config am.threeWay false
 
 mapfile -t patches < <(patch_files)

@@ -23,11 +23,11 @@ require_generators
 scratch=$(mktemp -d "${OUTPUT}/verify-generated.XXXXXX")
 tree="${scratch}/kubernetes"
 cleanup() {
-  kgit worktree remove --force "${tree}" 2>/dev/null || true
+  remove_worktree "${tree}"
   rm -rf "${scratch}"
 }
 trap cleanup EXIT
-kgit worktree add -q --detach "${tree}" HEAD
+new_worktree "${tree}" HEAD
 
 failed=()
 # step NAME COMMAND... runs COMMAND in the scratch tree, then fails NAME if

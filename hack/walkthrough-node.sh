@@ -5,7 +5,8 @@
 # kubelet does not behave as the KEP says.
 set -euo pipefail
 
-source "$(dirname "${BASH_SOURCE[0]}")/lib-walkthrough.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "${ROOT}/hack/lib-walkthrough.sh"
 
 NS=demo
 STATE="/api/v1/namespaces/${NS}/pods/web:8080/proxy/state"
@@ -24,16 +25,12 @@ field() { kubectl get --raw "${STATE}" | sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p"; 
 
 # until_true waits up to a minute for a shell condition.
 until_true() {
-  local what=$1 deadline=$((SECONDS + 60))
+  local what=$1
   shift
-  until "$@" >/dev/null 2>&1; do
-    ((SECONDS < deadline)) || {
-      status >&2
-      echo "!!! ${what} did not happen within 60s" >&2
-      exit 1
-    }
-    sleep 0.5
-  done
+  poll 60 "$@" || {
+    status >&2
+    die "${what} did not happen within 60s"
+  }
 }
 running() { [[ "$(kubectl -n "${NS}" get pod web -o jsonpath='{.status.containerStatuses[0].state.running}')" != "" ]]; }
 looping() { (($(restarts) >= 2)) && running; }
