@@ -4,7 +4,7 @@
 SHELL := /usr/bin/env bash
 WHAT ?=
 
-.PHONY: all checkout patches test test-e2e test-integration test-node test-docs test-upstream-e2e measure-node test-series test-differential test-fuzz bench verify update-generated build run node-up node-down clean help
+.PHONY: all checkout patches port test test-e2e test-integration test-node test-docs test-upstream-e2e measure-node test-series test-differential test-fuzz bench verify update-generated build run node-up node-down clean help
 
 all: test
 
@@ -14,6 +14,7 @@ help: ## Show the targets and the settings.
 	@sed -n 's/^#: //p' $(MAKEFILE_LIST)
 
 # The settings. Upstream's names where upstream has the setting, KEP_ otherwise.
+#: BASE                    the upstream base, a folder of releases/ (default 1.37; 1.38 runs checkout, patches, port, verify and test's unit tests)
 #: WHAT                    make test: go test only these packages (./pkg/...); make build: these commands (cmd/...)
 #: KUBE_TIMEOUT            go test's timeout flag in every target that runs go test (default -timeout=30m, integration 60m)
 #: KUBE_TEST_ARGS          more go test arguments in every target that runs go test, such as -run TestX or -v
@@ -48,11 +49,14 @@ help: ## Show the targets and the settings.
 #: KEP_VERIFY_OPENAPI_SPEC make verify: 1 also checks api/openapi-spec (slow); make update-generated: 0 skips it
 #: KEP_PATCHES_FORCE       make patches: 1 writes the series even if it drops patches the tree never had, or is empty
 
-checkout: ## Rebuild _output/kubernetes: upstream base plus patches/.
+checkout: ## Rebuild _output/kubernetes: upstream base plus the series, releases/1.37/patches (BASE=1.38: _output/kubernetes-1.38).
 	@hack/checkout.sh
 
-patches: ## Export the commits of _output/kubernetes into patches/.
+patches: ## Export the commits of _output/kubernetes into the series, releases/1.37/patches.
 	@hack/export-patches.sh
+
+port: ## Carry what changed in releases/1.37/patches into the series ported from it (BASE=1.38), and record it.
+	@hack/port.sh
 
 test: ## Run the project's tests, upstream's unit tests of what the series touches, the differential test, the integration tests and the black-box suite (WHAT=./pkg/... for the project's tests and go test of WHAT only).
 	@WHAT="$(WHAT)" hack/test.sh

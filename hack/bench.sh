@@ -6,8 +6,9 @@
 # ValidatePodUpdate benchmarks of each tree, then KEP_BENCH_PROBER_ROUNDS rounds
 # (default 3) of the prober benchmarks, alternating which tree goes first.
 # benchstat prints the comparison; cmd/benchbudget checks the budgets and
-# exits 1 naming each broken one and by how much. Not part of make test:
-# benchmarks are not tests.
+# exits 1 naming each broken one and by how much. Both, with the date, the
+# machine and the series, are written to docs/benchmarks.md. Not part of
+# make test: benchmarks are not tests.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "${ROOT}/hack/lib-sidebyside.sh"
@@ -73,9 +74,36 @@ log "bench: prober, ${prober_rounds} rounds"
 interleaved "${prober_rounds}" "${PROBER_PKG}" '^BenchmarkKEP(AddPodNoChange|RapidUpdates)$'
 log "bench: done in $((SECONDS - start))s"
 
-echo
-"${benchstat}" base="${work}/base.txt" patched="${work}/patched.txt"
-echo
-(cd "${ROOT}" && go run ./cmd/benchbudget "${work}/base.txt" "${work}/patched.txt") ||
-  die "bench: a performance budget is broken (see above); raw results in ${work#"${ROOT}/"}"
+"${benchstat}" base="${work}/base.txt" patched="${work}/patched.txt" >"${work}/benchstat.txt"
+budget=0
+(cd "${ROOT}" && go run ./cmd/benchbudget "${work}/base.txt" "${work}/patched.txt") >"${work}/budget.txt" 2>&1 || budget=$?
+
+# The report: what ran, where, and what it gave, as the run printed it.
+report="${ROOT}/docs/benchmarks.md"
+{
+  echo "# Benchmarks: the patched tree against the base"
+  echo
+  echo "Written by \`make bench\` (\`hack/bench.sh\`) from its last run; not edited by hand."
+  echo "The benchmarks are in \`test/sidebyside/testdata\`; the budgets in \`cmd/benchbudget\`."
+  echo
+  echo "- run: $(date -u +%Y-%m-%dT%H:%MZ), $((SECONDS - start)) s"
+  echo "- machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(free -g | awk '/^Mem:/ {print $2}') GiB, $(go version | cut -d' ' -f3-)"
+  echo "- trees: ${KUBE_VERSION} and ${KUBE_VERSION} plus the $(patch_files | wc -l) patches of ${SERIES}/ (git tree $(series_tree "${PATCHES}" | cut -c1-12))"
+  echo "- rounds: ${rounds} of ${benchtime} (ValidatePodUpdate), ${prober_rounds} (prober), interleaved"
+  echo
+  echo "## benchstat"
+  echo
+  echo '```'
+  cat "${work}/benchstat.txt"
+  echo '```'
+  echo
+  echo "## Budgets"
+  echo
+  echo '```'
+  cat "${work}/budget.txt"
+  echo '```'
+} >"${report}"
+cat "${work}/benchstat.txt" "${work}/budget.txt"
+log "bench: wrote ${report#"${ROOT}/"}"
+((budget == 0)) || die "bench: a performance budget is broken (see above); raw results in ${work#"${ROOT}/"}"
 log "bench: every budget holds"

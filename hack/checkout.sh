@@ -11,16 +11,18 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# module_dir downloads a module version through the module proxy and prints
-# its directory in the module cache.
-module_dir() {
-  local out
+# module_field FIELD MODULE@VERSION... downloads module versions through the
+# module proxy and prints FIELD of each (Dir: its directory in the module
+# cache; Sum, GoModSum: its go.sum hashes).
+module_field() {
+  local field=$1 out
+  shift
   out=$(cd "${TMPDIR:-/tmp}" && GOWORK=off GOFLAGS= go mod download -json "$@" 2>&1) || true
   if grep -q '"Error"' <<<"${out}" || ! grep -q '"Dir"' <<<"${out}"; then
     printf '%s\n' "${out}" >&2
     die "could not download $* through the Go module proxy ($(go env GOPROXY)). Check the network and GOPROXY, then run 'make checkout' again."
   fi
-  sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p' <<<"${out}"
+  sed -n "s/^[[:space:]]*\"${field}\": \"\\(.*\\)\",\\?\$/\\1/p" <<<"${out}"
 }
 
 # staging_modules lists the staging module names (api, client-go, ...) that
@@ -36,7 +38,7 @@ create_base() {
   mkdir -p "$(dirname "${KUBE_ROOT}")"
 
   log "downloading ${KUBE_MODULE}@${KUBE_VERSION}"
-  src=$(module_dir "${KUBE_MODULE}@${KUBE_VERSION}")
+  src=$(module_field Dir "${KUBE_MODULE}@${KUBE_VERSION}")
   cp -R "${src}" "${tmp}"
   chmod -R u+w "${tmp}"
 
@@ -48,19 +50,43 @@ create_base() {
     wanted+=("k8s.io/${name}@${STAGING_VERSION}")
   done
   log "downloading ${#wanted[@]} staging modules at ${STAGING_VERSION}"
-  module_dir "${wanted[@]}" >/dev/null
+  module_field Dir "${wanted[@]}" >/dev/null
   for name in "${wanted[@]}"; do
     name=${name#k8s.io/}
     name=${name%@*}
-    dir=$(module_dir "k8s.io/${name}@${STAGING_VERSION}")
+    dir=$(module_field Dir "k8s.io/${name}@${STAGING_VERSION}")
     mkdir -p "${tmp}/staging/src/k8s.io"
     cp -R "${dir}" "${tmp}/staging/src/k8s.io/${name}"
   done
   chmod -R u+w "${tmp}/staging"
 
+  # A module that the proxy does not serve is dropped from the workspace.
+  # One that go.mod requires becomes an empty stand-in instead, so that the
+  # workspace resolves: only the packages that import it cannot build.
+  local standins=() dropped=()
   for name in ${STAGING_UNSERVED}; do
+    if grep -q "^[[:space:]]*k8s\.io/${name} v" "${tmp}/go.mod"; then
+      standins+=("${name}")
+      mkdir -p "${tmp}/staging/src/k8s.io/${name}"
+      printf 'module k8s.io/%s\n\n%s\n' "${name}" "$(grep -m1 '^go ' "${tmp}/go.mod")" \
+        >"${tmp}/staging/src/k8s.io/${name}/go.mod"
+      continue
+    fi
+    dropped+=("${name}")
     sed -i "\#^[[:space:]]*\./staging/src/k8s\.io/${name}\$#d" "${tmp}/go.work"
     sed -i "\#^[[:space:]]*k8s\.io/${name} => \./staging/src/k8s\.io/${name}\$#d" "${tmp}/go.mod"
+  done
+
+  # A dependency version that the proxy does not serve is replaced, in
+  # go.work, by the nearest version it does serve.
+  local sub mod served
+  for sub in ${MODULE_SUBSTITUTES:-}; do
+    mod=${sub%@*}
+    served="${mod}@${sub#*=}"
+    go -C "${tmp}" work edit -replace="${sub%=*}=${served}"
+    printf '%s %s %s\n%s %s/go.mod %s\n' \
+      "${mod}" "${served#*@}" "$(module_field Sum "${served}")" \
+      "${mod}" "${served#*@}" "$(module_field GoModSum "${served}")" >>"${tmp}/go.work.sum"
   done
 
   # Module zips do not keep file modes, so upstream's scripts are run with bash.
@@ -73,7 +99,7 @@ create_base() {
   git -C "${tmp}" add -A -f .
   GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
     git -C "${tmp}" commit -q -m "upstream ${KUBE_VERSION}" \
-    -m "${KUBE_MODULE}@${KUBE_VERSION} and its staging modules at ${STAGING_VERSION}, from the Go module proxy. Dropped from go.work and go.mod because the proxy does not serve them: ${STAGING_UNSERVED}."
+    -m "${KUBE_MODULE}@${KUBE_VERSION} and its staging modules at ${STAGING_VERSION}, from the Go module proxy. The proxy does not serve ${STAGING_UNSERVED}. Dropped from go.work and go.mod: ${dropped[*]:-none}. Empty stand-in modules, because go.mod requires them: ${standins[*]:-none}. Replaced in go.work by a version the proxy serves: ${MODULE_SUBSTITUTES:-none}."
   git -C "${tmp}" tag "${BASE_TAG}"
   mv "${tmp}" "${KUBE_ROOT}"
 }
@@ -107,17 +133,17 @@ main() {
 
   if [[ -z "$(kgit status --porcelain --untracked-files=normal)" ]] && is_exported; then
     kgit update-ref "${SYNCED_REF}" HEAD
-    log "_output/kubernetes is up to date with patches/"
+    log "${TREE} is up to date with ${SERIES}/"
     return
   fi
   local work
   work=$(unexported_work)
   if [[ -n "${work}" ]]; then
     printf '%s\n' "${work}" >&2
-    die "refusing to overwrite _output/kubernetes: it holds work that is not in patches/. Run 'make patches' to export it (or discard it with 'git -C _output/kubernetes reset --hard ${SYNCED_REF}'), then run 'make checkout' again."
+    die "refusing to overwrite ${TREE}: it holds work that is not in ${SERIES}/. Run 'make patches' to export it (or discard it with 'git -C ${TREE} reset --hard ${SYNCED_REF}'), then run 'make checkout' again."
   fi
   apply_series
-  log "_output/kubernetes now matches patches/"
+  log "${TREE} now matches ${SERIES}/"
 }
 
 main "$@"

@@ -7,7 +7,7 @@ if [[ -d "${KUBE_ROOT}/.git" ]] && base_commit >/dev/null; then
   work=$(unexported_work)
   if [[ -n "${work}" ]]; then
     printf '%s\n' "${work}" >&2
-    die "refusing to remove _output/: _output/kubernetes holds work that is not in patches/. Run 'make patches' first."
+    die "refusing to remove _output/: ${TREE} holds work that is not in ${SERIES}/. Run 'make patches' first."
   fi
 fi
 # A running node has processes and mounts under _output/node: stop it first.

@@ -11,7 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 base_commit >/dev/null || die "${KUBE_ROOT} has no ${BASE_TAG} tag. Run 'make checkout' first."
 if [[ -n "$(kgit status --porcelain --untracked-files=no)" ]]; then
   kgit status --short --untracked-files=no >&2
-  die "_output/kubernetes has uncommitted changes. Commit them there (one commit per logical patch), then run 'make patches' again."
+  die "${TREE} has uncommitted changes. Commit them there (one commit per logical patch), then run 'make patches' again."
 fi
 
 ! am_in_progress || die_am_in_progress
@@ -35,7 +35,7 @@ subjects() {
 mapfile -t current < <(patch_files)
 if ((${#current[@]})) && [[ "${KEP_PATCHES_FORCE:-0}" != 1 ]]; then
   if ! compgen -G "${tmp}/*.patch" >/dev/null; then
-    die "_output/kubernetes has no commits on top of ${BASE_TAG}, and patches/ has ${#current[@]} patches: refusing to write an empty series over them. 'make checkout' applies patches/; KEP_PATCHES_FORCE=1 make patches empties it."
+    die "${TREE} has no commits on top of ${BASE_TAG}, and ${SERIES}/ has ${#current[@]} patches: refusing to write an empty series over them. 'make checkout' applies ${SERIES}/; KEP_PATCHES_FORCE=1 make patches empties it."
   fi
   synced=$(kgit rev-parse --verify -q "${SYNCED_REF}" || true)
   had=$(if [[ -n "${synced}" ]]; then kgit log --format=%s "$(base_commit)..${synced}"; fi)
@@ -48,7 +48,7 @@ if ((${#current[@]})) && [[ "${KEP_PATCHES_FORCE:-0}" != 1 ]]; then
   done < <(subjects "${current[@]}")
   if ((${#lost[@]})); then
     printf '  %s\n' "${lost[@]}" >&2
-    die "patches/ has ${#lost[@]} patches that _output/kubernetes never had (above), for example from a git pull: writing the series would drop them. Apply them to the tree first ('make checkout' if it holds no work of its own, or git am), or drop them with KEP_PATCHES_FORCE=1 make patches."
+    die "${SERIES}/ has ${#lost[@]} patches that ${TREE} never had (above), for example from a git pull: writing the series would drop them. Apply them to the tree first ('make checkout' if it holds no work of its own, or git am), or drop them with KEP_PATCHES_FORCE=1 make patches."
   fi
 fi
 
@@ -58,4 +58,4 @@ if compgen -G "${tmp}/*.patch" >/dev/null; then
   cp "${tmp}"/*.patch "${PATCHES}/"
 fi
 kgit update-ref "${SYNCED_REF}" HEAD
-log "exported $(patch_files | wc -l) patches to patches/"
+log "exported $(patch_files | wc -l) patches to ${SERIES}/"

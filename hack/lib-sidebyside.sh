@@ -14,7 +14,7 @@ SIDEBYSIDE="${ROOT}/test/sidebyside/testdata"
 # detached at the base commit, unless it already is one.
 ensure_base_tree() {
   local base
-  base=$(base_commit) || die "_output/kubernetes has no ${BASE_TAG} tag. Run 'make checkout'."
+  base=$(base_commit) || die "${TREE} has no ${BASE_TAG} tag. Run 'make checkout'."
   if [[ -e "${BASE_ROOT}/.git" ]] &&
     [[ "$(git -C "${BASE_ROOT}" rev-parse -q --verify HEAD 2>/dev/null)" == "${base}" ]] &&
     [[ -z "$(git -C "${BASE_ROOT}" status --porcelain --untracked-files=normal 2>/dev/null)" ]]; then

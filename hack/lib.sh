@@ -1,14 +1,29 @@
 # Shared helpers for the hack/ scripts. Source it; do not run it.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# shellcheck source=hack/upstream.env
-source "${ROOT}/hack/upstream.env"
-
 OUTPUT="${ROOT}/_output"
+
+# BASE names the upstream release to work on: releases/BASE holds its
+# version pin (upstream.env) and its patch series (patches/). KEP_RELEASES
+# lets hack/test-harness.sh work on a copy of releases/.
+BASE="${BASE:-1.37}"
+RELEASES="${KEP_RELEASES:-${ROOT}/releases}"
+RELEASE="${RELEASES}/${BASE}"
+if [[ ! -f "${RELEASE}/upstream.env" ]]; then
+  printf '!!! BASE=%s: there is no releases/%s/upstream.env; the bases are: %s\n' \
+    "${BASE}" "${BASE}" "$(cd "${RELEASES}" && echo *)" >&2
+  exit 1
+fi
+# shellcheck source=releases/1.37/upstream.env
+source "${RELEASE}/upstream.env"
+
 # KEP_KUBE_ROOT lets hack/verify.sh and hack/test-harness.sh use a scratch tree.
-KUBE_ROOT="${KEP_KUBE_ROOT:-${OUTPUT}/kubernetes}"
+KUBE_ROOT="${KEP_KUBE_ROOT:-${OUTPUT}/${KUBE_TREE}}"
 # KEP_PATCHES lets hack/test-harness.sh work on a copy of the series.
-PATCHES="${KEP_PATCHES:-${ROOT}/patches}"
+PATCHES="${KEP_PATCHES:-${RELEASE}/patches}"
+# The tree and the series as messages name them.
+TREE=${KUBE_ROOT#"${ROOT}/"}
+SERIES=${PATCHES#"${ROOT}/"}
 BIN="${OUTPUT}/bin"
 # The ref that records the last commit of _output/kubernetes that patches/ was
 # applied from or exported to. HEAD beyond it is work that is not exported.
@@ -126,17 +141,23 @@ am_in_progress() { [[ -d "$(am_dir)" ]]; }
 # die_am_in_progress stops, naming the patch that did not apply and saying
 # how to finish the session.
 die_am_in_progress() {
-  local n file tree=${KUBE_ROOT#"${ROOT}/"}
+  local n file
   n=$(cat "$(am_dir)/next" 2>/dev/null || echo 0)
   file=$(patch_files | sed -n "${n}p")
-  die "_output/kubernetes is applying patches/ and stopped at ${file:+${file#"${ROOT}/"}, }\"$(head -n 1 "$(am_dir)/final-commit" 2>/dev/null)\", which did not apply. Either resolve it there, 'git -C ${tree} am --continue' and 'make patches'; or 'git -C ${tree} am --abort', fix patches/ and 'make checkout'."
+  die "${TREE} is applying ${SERIES}/ and stopped at ${file:+${file#"${ROOT}/"}, }\"$(head -n 1 "$(am_dir)/final-commit" 2>/dev/null)\", which did not apply. Either resolve it there, 'git -C ${TREE} am --continue' and 'make patches'; or 'git -C ${TREE} am --abort', fix ${SERIES}/ and 'make checkout'."
 }
 
 # ensure_checkout makes sure _output/kubernetes exists, creating it from
 # patches/ when it is missing, and otherwise leaves it as it is: the targets
 # test and build the tree you are working on. It says so in one line when the
 # tree and patches/ differ. Only 'make checkout' rebuilds an existing tree.
+#
+# A base whose upstream.env says KUBE_TESTED=unit runs only the targets that
+# pass "unit" here (make test's unit tests, make verify): the others die.
 ensure_checkout() {
+  if [[ "${KUBE_TESTED:-all}" != all && "${1:-}" != unit ]]; then
+    die "BASE=${BASE} runs only make checkout, patches, port, verify and test's unit tests (releases/${BASE}/upstream.env says why); this target runs on BASE=1.37."
+  fi
   if [[ ! -d "${KUBE_ROOT}/.git" ]]; then
     "${ROOT}/hack/checkout.sh"
     return
@@ -148,16 +169,73 @@ ensure_checkout() {
   synced=$(kgit rev-parse --verify -q "${SYNCED_REF}" || true)
   if [[ "$(kgit rev-parse HEAD)" == "${synced}" ]]; then
     if ! is_exported; then
-      log "using _output/kubernetes as it is${dirty}; patches/ has changed since it was applied ('make checkout' applies it)"
+      log "using ${TREE} as it is${dirty}; ${SERIES}/ has changed since it was applied ('make checkout' applies it)"
     elif [[ -n "${dirty}" ]]; then
-      log "using _output/kubernetes as it is, with uncommitted changes"
+      log "using ${TREE} as it is, with uncommitted changes"
     fi
   elif ! is_exported; then
     unexported=$(kgit rev-list --count "${synced:-$(base_commit)}..HEAD" 2>/dev/null || echo "some")
-    log "using _output/kubernetes as it is: ${unexported} commits not yet exported${dirty} ('make patches' exports them)"
+    log "using ${TREE} as it is: ${unexported} commits not yet exported${dirty} ('make patches' exports them)"
   elif [[ -n "${dirty}" ]]; then
-    log "using _output/kubernetes as it is, with uncommitted changes"
+    log "using ${TREE} as it is, with uncommitted changes"
   fi
+}
+
+# release_var RELEASE NAME prints the setting NAME of releases/RELEASE.
+release_var() (
+  # shellcheck source=/dev/null
+  source "${RELEASES}/$1/upstream.env"
+  echo "${!2:-}"
+)
+
+# series_tree DIR prints the git tree of the files in DIR, committed or not,
+# and stores it in the project's repository.
+series_tree() {
+  local index
+  index=$(mktemp)
+  rm -f "${index}"
+  GIT_INDEX_FILE="${index}" git -C "${ROOT}" --work-tree="$1" add -f -A .
+  GIT_INDEX_FILE="${index}" git -C "${ROOT}" write-tree
+  rm -f "${index}"
+}
+
+# origin_commits SCRATCH DIR REF applies the patch files of DIR, a series of
+# the release PORT_FROM, to that release's base, as git am would, and stores
+# the result as REF in the tree of BASE. It works in the object store of
+# PORT_FROM's tree, which is created if it does not exist and whose files,
+# index and branches are left as they are.
+origin_commits() {
+  local scratch=$1 dir=$2 ref=$3 origin tag parent f
+  origin="${OUTPUT}/$(release_var "${PORT_FROM}" KUBE_TREE)"
+  tag=$(release_var "${PORT_FROM}" BASE_TAG)
+  [[ -d "${origin}/.git" ]] || BASE="${PORT_FROM}" KEP_KUBE_ROOT= KEP_PATCHES= "${ROOT}/hack/checkout.sh"
+  parent=$(git -C "${origin}" rev-parse "${tag}^{commit}")
+  GIT_INDEX_FILE="${scratch}/origin-index" git -C "${origin}" read-tree "${parent}"
+  for f in "${dir}"/[0-9][0-9][0-9][0-9]-*.patch; do
+    git mailinfo "${scratch}/msg" "${scratch}/patch" <"${f}" >"${scratch}/info"
+    GIT_INDEX_FILE="${scratch}/origin-index" git -C "${origin}" apply --cached "${scratch}/patch" ||
+      die "${f#"${ROOT}/"} does not apply to ${tag}"
+    local subject name email date
+    subject=$(sed -n 's/^Subject: //p' "${scratch}/info")
+    name=$(sed -n 's/^Author: //p' "${scratch}/info")
+    email=$(sed -n 's/^Email: //p' "${scratch}/info")
+    date=$(sed -n 's/^Date: //p' "${scratch}/info")
+    parent=$(printf '%s\n\n%s\n' "${subject}" "$(cat "${scratch}/msg")" | git stripspace |
+      GIT_AUTHOR_NAME="${name}" GIT_AUTHOR_EMAIL="${email}" GIT_AUTHOR_DATE="${date}" GIT_COMMITTER_DATE="${date}" \
+        git -C "${origin}" commit-tree "$(GIT_INDEX_FILE="${scratch}/origin-index" git -C "${origin}" write-tree)" -p "${parent}")
+  done
+  git -C "${origin}" update-ref "${ref}" "${parent}"
+  kgit fetch -q "${origin}" "+${ref}:${ref}" "+refs/tags/${tag}:refs/tags/${tag}"
+  git -C "${origin}" update-ref -d "${ref}"
+}
+
+# range_diff ORIGIN_BASE ORIGIN_HEAD prints how the commits of the tree of
+# BASE differ from those of the origin series (ORIGIN_BASE..ORIGIN_HEAD in
+# the same repository), without commit ids: what releases/BASE/range-diff
+# records.
+range_diff() {
+  kgit -c core.abbrev=12 range-diff --no-color --no-dual-color "$1..$2" "$(base_commit)..HEAD" |
+    sed -E '/^ *[-0-9]+:/s/[0-9a-f]{12}|-{12}/-/g'
 }
 
 # touched_files prints the files that the patches given (default: all of
@@ -194,8 +272,9 @@ build_etcd() {
 
 # Upstream's hack/ scripts would otherwise use a private GOPATH and caches
 # under _output/kubernetes/_output and fetch the Go release named in
-# .go-version. Share the machine's caches and Go instead.
-export GOTOOLCHAIN=local FORCE_HOST_GO=1
+# .go-version. Share the machine's caches, and use the base's Go: the
+# machine's, or the release the go command fetches through the module proxy.
+export GOTOOLCHAIN="${KUBE_GOTOOLCHAIN}" FORCE_HOST_GO=1
 GOCACHE=$(go env GOCACHE)
 GOMODCACHE=$(go env GOMODCACHE)
 export GOCACHE GOMODCACHE

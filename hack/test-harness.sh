@@ -11,7 +11,9 @@
 # - make patches refuses to drop patches the tree never had, and to write
 #   an empty series;
 # - a patch that does not apply leaves the git am session, which every
-#   target reports, and no path loses patches/.
+#   target reports, and no path loses patches/;
+# - make port carries a change of the 1.37 series into the 1.38 series, and
+#   stops, writing nothing, where the bases differ.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -118,6 +120,26 @@ check "and leaves patches/ as it was" diff -r "${KEP_PATCHES}" "${work}/intact"
 git -C "${s}" am --abort
 check "after git am --abort, export refuses to empty patches/" eval '! export_patches && said "refusing to write an empty series"'
 check "and leaves patches/ as it was" diff -r "${KEP_PATCHES}" "${work}/intact"
+
+# make port carries a change of the 1.37 series into the 1.38 series, on
+# copies of releases/ and of the 1.38 tree; the port check of make verify
+# sees a change that was not carried.
+cp -R "${RELEASES}" "${work}/releases"
+port() {
+  env -u KEP_PATCHES BASE=1.38 KEP_RELEASES="${work}/releases" KEP_KUBE_ROOT="${work}/kubernetes-1.38" \
+    "${ROOT}/hack/port.sh" "$@" >"${work}/out" 2>&1
+}
+series_patch() { find "${work}/releases/$1/patches" -name "$2-*.patch"; }
+check "the 1.38 series applies with git am and passes the port check" port check
+sed -i 's|they are made by hand,|they are made by hand (edited),|' "$(series_patch 1.37 0004)"
+check "the port check fails after the 1.37 series changed" eval '! port check && said "has changed since" && said "does not record"'
+check "port succeeds" port
+check "and carries the change into the 1.38 series" grep -q "made by hand (edited)" "$(series_patch 1.38 0004)"
+check "after which the port check passes" port check
+cp -R "${work}/releases/1.38" "${work}/ported"
+sed -i 's|^+\t// 6.  spec.containers|+\t// 6.  (edited) spec.containers|' "$(series_patch 1.37 0002)"
+check "a change where the bases differ does not port" eval '! port && said "first in 0002" && said "validation/validation.go"'
+check "and nothing is written" diff -r "${work}/ported" "${work}/releases/1.38"
 
 ((failures == 0)) || die "${failures} harness checks failed"
 log "harness: all checks passed"

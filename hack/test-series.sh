@@ -20,11 +20,11 @@ for patch in "${patches[@]}"; do
   name=$(basename "${patch}")
   log "series: ${name}"
   git -C "${scratch}" am -q --committer-date-is-author-date "${patch}" ||
-    die "${name} does not apply on top of the patches before it. Rebase the series in _output/kubernetes and run 'make patches'."
+    die "${name} does not apply on top of the patches before it. Rebase the series in ${TREE} and run 'make patches'."
   mapfile -t pkgs < <(cd "${ROOT}" && go run ./cmd/series packages "${scratch}" "${patch}")
   ((${#pkgs[@]})) || continue
   if ! (cd "${scratch}" && go vet "${pkgs[@]}" && PATH="${BIN}:${PATH}" go test "${GO_TEST_FLAGS[@]}" "${pkgs[@]}"); then
-    die "${name}: its packages do not pass on their own. Fix the patch in _output/kubernetes so that each commit builds and passes, then run 'make patches'."
+    die "${name}: its packages do not pass on their own. Fix the patch in ${TREE} so that each commit builds and passes, then run 'make patches'."
   fi
 done
 log "series: every patch builds and passes the tests of the packages it touches"

@@ -72,6 +72,6 @@ if [[ "${KEP_VERIFY_OPENAPI_SPEC:-0}" == 1 ]]; then
 fi
 
 if ((${#failed[@]})); then
-  die "generated files are out of date or could not be generated: ${failed[*]}. Run 'hack/update-generated.sh', commit the result in _output/kubernetes with the patch it belongs to, and run 'make patches'."
+  die "generated files are out of date or could not be generated: ${failed[*]}. Run 'hack/update-generated.sh', commit the result in ${TREE} with the patch it belongs to, and run 'make patches'."
 fi
 log "verify-generated: generated files are up to date"

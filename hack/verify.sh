@@ -25,13 +25,13 @@ fail() {
 # The series must apply with git am to a base rebuilt from the module proxy
 # and give exactly the tree of _output/kubernetes at HEAD.
 verify_series_applies() {
-  log "verify: patches/ applies to a fresh ${KUBE_VERSION} base and reproduces _output/kubernetes"
+  log "verify: ${SERIES}/ applies to a fresh ${KUBE_VERSION} base and reproduces ${TREE}"
   local scratch
   scratch=$(mktemp -d "${OUTPUT}/verify.XXXXXX")
   if ! KEP_KUBE_ROOT="${scratch}/kubernetes" "${ROOT}/hack/checkout.sh" >"${scratch}/log" 2>&1; then
     cat "${scratch}/log" >&2
     rm -rf "${scratch}"
-    fail "series: patches/ does not apply to a fresh base. Rebase the series in _output/kubernetes, run 'make patches', and commit."
+    fail "series: ${SERIES}/ does not apply to a fresh base. Rebase the series in ${TREE}, run 'make patches', and commit."
     return
   fi
   local fresh head fresh_base base
@@ -41,30 +41,47 @@ verify_series_applies() {
   base=$(kgit rev-parse "${BASE_TAG}^{tree}")
   rm -rf "${scratch}"
   if [[ "${fresh_base}" != "${base}" ]]; then
-    fail "base: the ${BASE_TAG} commit of _output/kubernetes is not the pristine base. Run 'make patches', then 'make clean checkout'."
+    fail "base: the ${BASE_TAG} commit of ${TREE} is not the pristine base. Run 'make patches', then 'make clean checkout'."
   elif [[ "${fresh}" != "${head}" ]]; then
-    fail "series: patches/ does not reproduce _output/kubernetes at HEAD. Run 'make patches' and commit patches/ (or 'make checkout' after a 'git pull')."
+    fail "series: ${SERIES}/ does not reproduce ${TREE} at HEAD. Run 'make patches' and commit ${SERIES}/ (or 'make checkout' after a 'git pull')."
   fi
 }
 
 # patches/ must be exactly what 'make patches' writes for HEAD, with no
 # uncommitted work left in _output/kubernetes.
 verify_exported() {
-  log "verify: patches/ is the export of _output/kubernetes"
+  log "verify: ${SERIES}/ is the export of ${TREE}"
   local dirty
   dirty=$(kgit status --porcelain --untracked-files=normal)
   if [[ -n "${dirty}" ]]; then
     printf '%s\n' "${dirty}" | head -n 20 >&2
-    fail "export: _output/kubernetes has uncommitted changes. Commit them there, then run 'make patches'."
+    fail "export: ${TREE} has uncommitted changes. Commit them there, then run 'make patches'."
   fi
   local tmp
   tmp=$(mktemp -d)
   export_series "${tmp}"
   if ! diff -r "${tmp}" "${PATCHES}" >"${tmp}.diff" 2>&1; then
     head -n 40 "${tmp}.diff" >&2
-    fail "export: patches/ differs from 'make patches' output for _output/kubernetes. Run 'make patches' and commit patches/."
+    fail "export: ${SERIES}/ differs from 'make patches' output for ${TREE}. Run 'make patches' and commit ${SERIES}/."
   fi
   rm -rf "${tmp}" "${tmp}.diff"
+}
+
+# Every series ported from this one (PORT_FROM) applies with git am to its
+# own freshly downloaded base, is ported from this series as it is, and
+# differs from it only as its range-diff records (hack/port.sh check).
+verify_ports() {
+  local release scratch
+  for release in "${RELEASES}"/*/; do
+    release=$(basename "${release}")
+    [[ "$(release_var "${release}" PORT_FROM)" == "${BASE}" ]] || continue
+    log "verify: releases/${release}/patches applies to a fresh $(release_var "${release}" KUBE_VERSION) base and is ported from ${SERIES}/"
+    scratch=$(mktemp -d "${OUTPUT}/verify.XXXXXX")
+    if ! BASE="${release}" KEP_KUBE_ROOT="${scratch}/kubernetes" KEP_PATCHES= "${ROOT}/hack/port.sh" check; then
+      fail "port: releases/${release}/patches (above)"
+    fi
+    rm -rf "${scratch}"
+  done
 }
 
 verify_gofmt() {
@@ -81,7 +98,7 @@ verify_gofmt() {
   bad+=$(cd "${ROOT}" && gofmt -s -l $(git ls-files --cached --others --exclude-standard '*.go'))
   if [[ -n "${bad}" ]]; then
     printf '%s\n' "${bad}" >&2
-    fail "gofmt: the files above are not formatted. Run 'gofmt -s -w' on them (inside _output/kubernetes for the series), commit, and run 'make patches'."
+    fail "gofmt: the files above are not formatted. Run 'gofmt -s -w' on them (inside ${TREE} for the series), commit, and run 'make patches'."
   fi
 }
 
@@ -100,7 +117,7 @@ verify_boilerplate() {
   bad=$(cd "${KUBE_ROOT}" && python3 hack/boilerplate/boilerplate.py --rootdir . --boilerplate-dir hack/boilerplate "${files[@]}")
   if [[ -n "${bad}" ]]; then
     printf '%s\n' "${bad}" >&2
-    fail "boilerplate: the files above lack upstream's license header (new files say 'Copyright The Kubernetes Authors.', without a year). Fix them inside _output/kubernetes and run 'make patches'."
+    fail "boilerplate: the files above lack upstream's license header (new files say 'Copyright The Kubernetes Authors.', without a year). Fix them inside ${TREE} and run 'make patches'."
   fi
 }
 
@@ -118,7 +135,7 @@ verify_upstream() {
     if ! (cd "${KUBE_ROOT}" && bash "hack/verify-${name}.sh"); then
       local update="hack/update-${name}.sh"
       [[ -f "${KUBE_ROOT}/${update}" ]] || update="the change it reports"
-      fail "upstream verify-${name}: run '${update}' inside _output/kubernetes, amend the patch it belongs to, and run 'make patches'."
+      fail "upstream verify-${name}: run '${update}' inside ${TREE}, amend the patch it belongs to, and run 'make patches'."
     fi
   done
 }
@@ -128,7 +145,7 @@ verify_upstream() {
 verify_generated() {
   log "verify: upstream's generated files (hack/verify-generated.sh)"
   if ! "${ROOT}/hack/verify-generated.sh"; then
-    fail "generated: run 'hack/update-generated.sh', amend the patch the files belong to inside _output/kubernetes, and run 'make patches'."
+    fail "generated: run 'hack/update-generated.sh', amend the patch the files belong to inside ${TREE}, and run 'make patches'."
   fi
 }
 
@@ -139,17 +156,17 @@ verify_generated() {
 verify_hygiene() {
   log "verify: series hygiene (subjects, bodies, no local paths)"
   local f subject body
-  for f in $(patch_files); do
+  for f in "${RELEASES}"/*/patches/[0-9][0-9][0-9][0-9]-*.patch; do
     subject=$(git mailinfo /dev/null /dev/null <"${f}" | sed -n 's/^Subject: //p')
     body=$(sed -n '/^$/,/^---$/p' "${f}" | sed '1d;$d' | grep -c '[^[:space:]]' || true)
     if [[ "${subject}" != "KEP-6318: "* ]]; then
-      fail "hygiene: ${f##*/}: the subject must start with 'KEP-6318: ' (got '${subject}'). Reword the commit in _output/kubernetes and run 'make patches'."
+      fail "hygiene: ${f#"${ROOT}/"}: the subject must start with 'KEP-6318: ' (got '${subject}'). Reword the commit in ${TREE} and run 'make patches'."
     fi
     if ((body == 0)); then
-      fail "hygiene: ${f##*/}: the commit message has no body; say why the change is made. Reword it in _output/kubernetes and run 'make patches'."
+      fail "hygiene: ${f#"${ROOT}/"}: the commit message has no body; say why the change is made. Reword it in ${TREE} and run 'make patches'."
     fi
     if grep -nE '^Change-Id:|/(work|home|root|tmp|Users)/' "${f}" | grep -v '^[0-9]*:[-+ ]' >&2; then
-      fail "hygiene: ${f##*/}: the commit message has a Change-Id or a local path (above)."
+      fail "hygiene: ${f#"${ROOT}/"}: the commit message has a Change-Id or a local path (above)."
     fi
   done
   if ! grep -hE '^\+\s*// owner: ' "${PATCHES}"/*.patch | grep -qE 'owner: (@[A-Za-z0-9-]+$|@PLACEHOLDER \()'; then
@@ -170,7 +187,7 @@ verify_docs() {
   [[ -z "${extra}" ]] || fail "docs: the README names targets that the Makefile does not have: ${extra//$'\n'/ }"
   local setting
   for setting in $(grep -ohE '\$\{KEP_[A-Z0-9_]+:-' "${ROOT}"/hack/*.sh | sed 's/^..//; s/:-$//' | LC_ALL=C sort -u); do
-    case "${setting}" in KEP_KUBE_ROOT | KEP_PATCHES) continue ;; esac
+    case "${setting}" in KEP_KUBE_ROOT | KEP_PATCHES | KEP_RELEASES) continue ;; esac
     grep -q "^#: ${setting} " "${ROOT}/Makefile" || fail "docs: ${setting} is read by hack/ but not listed in the Makefile's settings (make help)"
   done
   log "verify: links, anchors, targets, paths and settings that the docs name"
@@ -183,11 +200,12 @@ verify_docs() {
   ) || fail "docs: a document names something that does not exist, or the guide's test-docs markup is wrong"
 }
 
-ensure_checkout
+ensure_checkout unit
 verify_docs
 verify_hygiene
 verify_exported
 verify_series_applies
+verify_ports
 verify_gofmt
 verify_boilerplate
 verify_project

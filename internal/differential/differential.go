@@ -51,7 +51,20 @@ type Record struct {
 	ForbiddenState       bool    `json:"forbiddenState"`
 	Significant          bool    `json:"significant"`
 	AnyProbeChanged      bool    `json:"anyProbeChanged"`
+	// State is what the old Pod is (running, pending, terminating,
+	// succeeded, failed, mirror); ProbeChangedIn the kinds of container
+	// whose probes changed (containers, restartableInitContainers,
+	// initContainers, ephemeralContainers).
+	State          string   `json:"state"`
+	ProbeChangedIn []string `json:"probeChangedIn"`
 }
+
+// States and ContainerKinds are the values of Record.State and
+// Record.ProbeChangedIn that the corpus must each cover.
+var (
+	States         = []string{"running", "pending", "terminating", "succeeded", "failed", "mirror"}
+	ContainerKinds = []string{"containers", "restartableInitContainers", "initContainers", "ephemeralContainers"}
+)
 
 // Difference is one pair on which a check failed.
 type Difference struct {
@@ -69,40 +82,61 @@ type Stats struct {
 	AcceptedProbeChanges               int
 	ForbiddenState                     int
 	Significant                        int
+	// ByState counts the pairs by the old Pod's state; ProbeChangesIn the
+	// pairs with a probe change, by kind of container.
+	ByState, ProbeChangesIn map[string]int
 }
 
 func (s Stats) String() string {
 	return fmt.Sprintf("%d pairs: old Pod valid in %d; accepted with the gate off %d, on %d; "+
 		"a probe of a regular or restartable init container changed in %d (accepted with the gate on: %d); "+
-		"any probe changed in %d; old Pod terminating, terminal or mirror in %d; significant for Pod Security (patched) %d",
+		"any probe changed in %d; old Pod terminating, terminal or mirror in %d; significant for Pod Security (patched) %d; "+
+		"by state %s; probe changes by container kind %s",
 		s.Pairs, s.OldValid, s.AcceptedOff, s.AcceptedOn, s.MutableProbesChanged, s.AcceptedProbeChanges,
-		s.ProbeChanged, s.ForbiddenState, s.Significant)
+		s.ProbeChanged, s.ForbiddenState, s.Significant, counts(States, s.ByState), counts(ContainerKinds, s.ProbeChangesIn))
+}
+
+func counts(names []string, n map[string]int) string {
+	var parts []string
+	for _, name := range names {
+		parts = append(parts, fmt.Sprintf("%s %d", name, n[name]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Check fails when the corpus is too small, or leaves out a kind of pair that the checks are
 // about: probe changes accepted and rejected, updates accepted with the gate off, Pods that are
-// terminating, terminal or mirror Pods, and updates that Pod Security finds significant. The
-// minimums are shares of the pairs, well below what the generator gives.
+// terminating, terminal or mirror Pods, each state of the old Pod, probe changes on each kind of
+// container, and updates that Pod Security finds significant. The minimums are shares of the
+// pairs, well below what the generator gives.
 func (s Stats) Check() error {
 	if s.Pairs < 1000 {
 		return fmt.Errorf("%d pairs; the checks need at least 1000", s.Pairs)
 	}
-	for _, m := range []struct {
-		what    string
-		n       int
-		percent int
-	}{
-		{"old Pods that are valid", s.OldValid, 50},
-		{"pairs accepted with the gate off", s.AcceptedOff, 5},
-		{"pairs accepted with the gate on", s.AcceptedOn, 5},
-		{"probe changes of regular or restartable init containers", s.MutableProbesChanged, 10},
-		{"probe changes accepted with the gate on", s.AcceptedProbeChanges, 2},
-		{"probe changes rejected with the gate on", s.MutableProbesChanged - s.AcceptedProbeChanges, 2},
-		{"old Pods that are terminating, terminal or mirror Pods", s.ForbiddenState, 5},
-		{"updates significant for Pod Security", s.Significant, 5},
-	} {
-		if m.n*100 < s.Pairs*m.percent {
-			return fmt.Errorf("the corpus has %d %s in %d pairs; the checks need at least %d%%", m.n, m.what, s.Pairs, m.percent)
+	type minimum struct {
+		what     string
+		n        int
+		permille int
+	}
+	var per []minimum
+	for _, state := range States {
+		per = append(per, minimum{"pairs whose old Pod is " + state, s.ByState[state], 50})
+	}
+	for _, kind := range ContainerKinds {
+		per = append(per, minimum{"probe changes of " + kind, s.ProbeChangesIn[kind], 5})
+	}
+	for _, m := range append([]minimum{
+		{"old Pods that are valid", s.OldValid, 500},
+		{"pairs accepted with the gate off", s.AcceptedOff, 50},
+		{"pairs accepted with the gate on", s.AcceptedOn, 50},
+		{"probe changes of regular or restartable init containers", s.MutableProbesChanged, 100},
+		{"probe changes accepted with the gate on", s.AcceptedProbeChanges, 20},
+		{"probe changes rejected with the gate on", s.MutableProbesChanged - s.AcceptedProbeChanges, 20},
+		{"old Pods that are terminating, terminal or mirror Pods", s.ForbiddenState, 50},
+		{"updates significant for Pod Security", s.Significant, 50},
+	}, per...) {
+		if m.n*1000 < s.Pairs*m.permille {
+			return fmt.Errorf("the corpus has %d %s in %d pairs; the checks need at least %.1f%%", m.n, m.what, s.Pairs, float64(m.permille)/10)
 		}
 	}
 	return nil
@@ -170,14 +204,14 @@ func Read(r io.Reader) ([]Record, error) {
 // Compare checks the patched records against the base records. It fails
 // when the two trees did not see the same corpus.
 func Compare(patched, base []Record) (Stats, []Difference, error) {
-	var st Stats
+	st := Stats{ByState: map[string]int{}, ProbeChangesIn: map[string]int{}}
 	if len(patched) != len(base) {
 		return st, nil, fmt.Errorf("the patched tree evaluated %d pairs, the base tree %d", len(patched), len(base))
 	}
 	var diffs []Difference
 	for i, p := range patched {
 		b := base[i]
-		if p.Hash != b.Hash || p.Desc != b.Desc {
+		if p.Hash != b.Hash || p.Desc != b.Desc || p.State != b.State || !slices.Equal(p.ProbeChangedIn, b.ProbeChangedIn) {
 			return st, nil, fmt.Errorf("pair %d differs between the trees (%s %q, %s %q): the corpus generator is not deterministic", i, p.Hash, p.Desc, b.Hash, b.Desc)
 		}
 		if !p.HasOn {
@@ -207,6 +241,10 @@ func Compare(patched, base []Record) (Stats, []Difference, error) {
 		}
 		if p.Significant {
 			st.Significant++
+		}
+		st.ByState[b.State]++
+		for _, kind := range b.ProbeChangedIn {
+			st.ProbeChangesIn[kind]++
 		}
 
 		if !reflect.DeepEqual(norm(p.GateOff), norm(b.GateOff)) {

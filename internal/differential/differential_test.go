@@ -91,6 +91,12 @@ func TestCompareCorpusMismatch(t *testing.T) {
 	if _, _, err := Compare([]Record{p}, []Record{b}); err == nil || !strings.Contains(err.Error(), "not deterministic") {
 		t.Errorf("different pairs: error %v", err)
 	}
+	b.Hash = p.Hash
+	b.ProbeChangedIn = []string{"initContainers"}
+	if _, _, err := Compare([]Record{p}, []Record{b}); err == nil || !strings.Contains(err.Error(), "not deterministic") {
+		t.Errorf("different container kinds: error %v", err)
+	}
+	b.ProbeChangedIn = nil
 	if _, _, err := Compare([]Record{p}, nil); err == nil {
 		t.Error("different counts: no error")
 	}
@@ -103,7 +109,7 @@ func TestCompareCorpusMismatch(t *testing.T) {
 // full is a record line with every field but gateOn, which only the patched tree writes.
 const full = `"hash":"a","desc":"d","oldValid":true,"gateOff":[{"type":"t","field":"f","detail":"d","badValue":"1"}],` +
 	`"hasOn":false,"reset":null,"probeErrors":[],"mutableProbesChanged":false,"forbiddenState":false,` +
-	`"significant":false,"anyProbeChanged":false`
+	`"significant":false,"anyProbeChanged":false,"state":"running","probeChangedIn":[]`
 
 func TestRead(t *testing.T) {
 	recs, err := Read(strings.NewReader(`{"i":0,` + full + "}\n" + `{"i":1,` + full + `,"gateOn":[]}` + "\n"))
@@ -127,11 +133,31 @@ func TestRead(t *testing.T) {
 
 func TestStatsCheck(t *testing.T) {
 	enough := Stats{Pairs: 1000, OldValid: 900, AcceptedOff: 100, AcceptedOn: 300, MutableProbesChanged: 400,
-		ProbeChanged: 500, AcceptedProbeChanges: 150, ForbiddenState: 100, Significant: 500}
+		ProbeChanged: 500, AcceptedProbeChanges: 150, ForbiddenState: 100, Significant: 500,
+		ByState:        map[string]int{"running": 200, "pending": 100, "terminating": 200, "succeeded": 200, "failed": 200, "mirror": 100},
+		ProbeChangesIn: map[string]int{"containers": 200, "restartableInitContainers": 100, "initContainers": 50, "ephemeralContainers": 50}}
 	if err := enough.Check(); err != nil {
 		t.Errorf("a corpus that covers every case: %v", err)
 	}
+	// without returns a copy of n without key.
+	without := func(n map[string]int, key string) map[string]int {
+		out := map[string]int{}
+		for k, v := range n {
+			if k != key {
+				out[k] = v
+			}
+		}
+		return out
+	}
 	for name, edit := range map[string]func(*Stats){
+		"no mirror Pod":  func(s *Stats) { s.ByState = without(s.ByState, "mirror") },
+		"no pending Pod": func(s *Stats) { s.ByState = without(s.ByState, "pending") },
+		"no probe change of an ephemeral container": func(s *Stats) {
+			s.ProbeChangesIn = without(s.ProbeChangesIn, "ephemeralContainers")
+		},
+		"no probe change of a restartable init container": func(s *Stats) {
+			s.ProbeChangesIn = without(s.ProbeChangesIn, "restartableInitContainers")
+		},
 		"no accepted probe change":               func(s *Stats) { s.AcceptedProbeChanges = 0 },
 		"no terminating, terminal or mirror Pod": func(s *Stats) { s.ForbiddenState = 0 },
 		"no rejected probe change":               func(s *Stats) { s.AcceptedProbeChanges = s.MutableProbesChanged },
@@ -143,5 +169,19 @@ func TestStatsCheck(t *testing.T) {
 		if err := s.Check(); err == nil {
 			t.Errorf("%s: no error", name)
 		}
+	}
+}
+
+func TestCompareCountsStatesAndContainerKinds(t *testing.T) {
+	p, b := agreeing(0)
+	p.State, b.State = "mirror", "mirror"
+	p.ProbeChangedIn = []string{"containers", "ephemeralContainers"}
+	b.ProbeChangedIn = p.ProbeChangedIn
+	st, _, err := Compare([]Record{p}, []Record{b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.ByState["mirror"] != 1 || st.ProbeChangesIn["containers"] != 1 || st.ProbeChangesIn["ephemeralContainers"] != 1 || st.ProbeChangesIn["initContainers"] != 0 {
+		t.Errorf("counted by state %v, by container kind %v", st.ByState, st.ProbeChangesIn)
 	}
 }

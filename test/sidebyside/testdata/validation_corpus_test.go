@@ -47,6 +47,7 @@ import (
 // mutations it was made from, so that a difference can be read and replayed.
 type kepPair struct {
 	Desc     string
+	State    string // kepState.name
 	Old, New *core.Pod
 }
 
@@ -670,7 +671,7 @@ func kepStepFrom(n int, ref kepRef) kepStep {
 func (g *kepGen) newPair(desc string, old *core.Pod, state int, steps []int, refs []int) kepPair {
 	st := kepStates[state%len(kepStates)]
 	st.fn(old)
-	pair := kepPair{Old: old, New: old.DeepCopy()}
+	pair := kepPair{State: st.name, Old: old, New: old.DeepCopy()}
 	pair.New.ResourceVersion = "2"
 	all := kepRefs(old)
 	parts := []string{desc, "state=" + st.name}

@@ -28,6 +28,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -96,6 +97,10 @@ type kepRecord struct {
 	// differs, where isSignificantPodUpdate compares containers.
 	Significant     bool `json:"significant"`
 	AnyProbeChanged bool `json:"anyProbeChanged"`
+	// State is the old Pod's state (kepStates); ProbeChangedIn the kinds of
+	// container whose probes changed, by name.
+	State          string   `json:"state"`
+	ProbeChangedIn []string `json:"probeChangedIn"`
 }
 
 func kepRestartable(c *core.Container) bool {
@@ -190,7 +195,40 @@ func kepEvaluate(t testing.TB, i int, pair kepPair, requireOn bool) kepRecord {
 	newV1, oldV1 := kepV1(pair.New), kepV1(pair.Old)
 	rec.Significant = podsecurityadmission.KEPIsSignificantPodUpdate(newV1, oldV1)
 	rec.AnyProbeChanged = kepAnyProbeChanged(newV1, oldV1)
+	rec.State, rec.ProbeChangedIn = pair.State, kepProbeChangedIn(pair)
 	return rec
+}
+
+// kepProbeChangedIn lists the kinds of container (containers,
+// restartableInitContainers, initContainers, ephemeralContainers) in which a
+// container of the same name has other probes in the new Pod.
+func kepProbeChangedIn(pair kepPair) []string {
+	kinds := []string{}
+	changed := func(kind string, olds, news []core.Container, counts func(*core.Container) bool) {
+		for i := range news {
+			for j := range olds {
+				if news[i].Name == olds[j].Name && counts(&olds[j]) && !kepProbesEqual(&news[i], &olds[j]) {
+					if !slices.Contains(kinds, kind) {
+						kinds = append(kinds, kind)
+					}
+				}
+			}
+		}
+	}
+	all := func(*core.Container) bool { return true }
+	changed("containers", pair.Old.Spec.Containers, pair.New.Spec.Containers, all)
+	changed("restartableInitContainers", pair.Old.Spec.InitContainers, pair.New.Spec.InitContainers, kepRestartable)
+	changed("initContainers", pair.Old.Spec.InitContainers, pair.New.Spec.InitContainers,
+		func(c *core.Container) bool { return !kepRestartable(c) })
+	ephemeral := func(ecs []core.EphemeralContainer) []core.Container {
+		var out []core.Container
+		for _, ec := range ecs {
+			out = append(out, core.Container(ec.EphemeralContainerCommon))
+		}
+		return out
+	}
+	changed("ephemeralContainers", ephemeral(pair.Old.Spec.EphemeralContainers), ephemeral(pair.New.Spec.EphemeralContainers), all)
+	return kinds
 }
 
 // kepAnyProbeChanged: a probe differs on a container that

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Carries changes of a series to the series ported from it: 'make port
+# BASE=1.38' brings into releases/1.38/patches what changed in
+# releases/1.37/patches (PORT_FROM in releases/1.38/upstream.env) since the
+# last port.
+#
+# The ported series is its own record of how it was ported: every conflict
+# resolution and every deliberate difference (the gate's version, for
+# example) is in its commits. releases/BASE/ported-from names the origin
+# series it was ported from, as the git tree of that patches/ folder. For
+# each patch k, the new commit is this series' commit k plus what changed
+# in the origin's commit k since the last port (git diff of the two, applied
+# with git apply --3way), so a fix to the origin lands in the ported series
+# unless it touches lines where the two bases differ. Then the merge
+# conflicts, nothing is written, and the script says which patch and files
+# to port by hand (see README.md).
+# The origin must keep its patches; adding or removing one is ported by hand.
+#
+# On success it writes releases/BASE/patches, releases/BASE/ported-from and
+# releases/BASE/range-diff.
+#
+#   hack/port.sh          port (make port BASE=...)
+#   hack/port.sh record   after a port by hand: record ported-from and range-diff
+#   hack/port.sh check    for make verify, on a fresh tree (KEP_KUBE_ROOT): the
+#                         series applies with git am, is ported from the origin
+#                         as it is, and differs from it only as recorded
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+mode=${1:-port}
+
+[[ -n "${PORT_FROM:-}" ]] || die "releases/${BASE} is not ported from another series (no PORT_FROM in its upstream.env)."
+[[ -d "${KUBE_ROOT}/.git" ]] || "${ROOT}/hack/checkout.sh" ||
+  die "${SERIES}/ does not apply to ${KUBE_VERSION} with git am."
+! am_in_progress || die_am_in_progress
+work=$(unexported_work)
+if [[ -n "${work}" ]]; then
+  printf '%s\n' "${work}" >&2
+  die "${TREE} holds work that is not in ${SERIES}/. Run 'make patches BASE=${BASE}' first."
+fi
+
+origin_series="releases/${PORT_FROM}/patches"
+new=$(series_tree "${RELEASES}/${PORT_FROM}/patches")
+
+scratch=$(mktemp -d "${OUTPUT}/port.XXXXXX")
+trap 'rm -rf "${scratch}"' EXIT
+
+# record writes what make verify compares: the origin series the series is
+# ported from, and how the two differ.
+record() {
+  echo "${new}" >"${RELEASE}/ported-from"
+  range_diff "refs/kep/port-new~${#N[@]}" refs/kep/port-new >"${RELEASE}/range-diff"
+  log "recorded releases/${BASE}/ported-from and releases/${BASE}/range-diff; review and commit releases/${BASE}/"
+}
+
+# The origin's commits now (N), as last ported (O), on the origin's base,
+# and this series' commits (P).
+origin_base=$(release_var "${PORT_FROM}" BASE_TAG)
+origin_commits "${scratch}" "${RELEASES}/${PORT_FROM}/patches" refs/kep/port-new
+mapfile -t N < <(kgit rev-list --reverse "${origin_base}..refs/kep/port-new")
+old=$(cat "${RELEASE}/ported-from" 2>/dev/null || true)
+case "${mode}" in
+  record)
+    record
+    exit 0
+    ;;
+  check)
+    rc=0
+    if [[ "${old}" != "${new}" ]]; then
+      printf '!!! %s\n' "${origin_series}/ has changed since ${SERIES}/ was ported from it. Run 'make port BASE=${BASE}' and commit releases/${BASE}/." >&2
+      rc=1
+    fi
+    if ! range_diff "refs/kep/port-new~${#N[@]}" refs/kep/port-new | diff -u "${RELEASE}/range-diff" - >"${scratch}/diff"; then
+      head -n 60 "${scratch}/diff" >&2
+      printf '!!! %s\n' "${SERIES}/ and ${origin_series}/ differ in ways that releases/${BASE}/range-diff does not record (above). Port the change with 'make port BASE=${BASE}'; if the difference is meant, 'hack/port.sh record' with BASE=${BASE} records it for review." >&2
+      rc=1
+    fi
+    exit "${rc}"
+    ;;
+esac
+if [[ "${old}" == "${new}" ]]; then
+  log "${SERIES}/ is ported from ${origin_series}/ as it is; nothing to do"
+  exit 0
+fi
+[[ -n "${old}" ]] && git -C "${ROOT}" cat-file -e "${old}^{tree}" 2>/dev/null ||
+  die "releases/${BASE}/ported-from is missing or names a tree (${old:-none}) that is not in this clone's history. Fetch the full history (git fetch --unshallow); after a port by hand, 'BASE=${BASE} hack/port.sh record' records it."
+mkdir -p "${scratch}/old"
+git -C "${ROOT}" archive "${old}" | tar -x -C "${scratch}/old"
+origin_commits "${scratch}" "${scratch}/old" refs/kep/port-old
+mapfile -t O < <(kgit rev-list --reverse "${origin_base}..refs/kep/port-old")
+mapfile -t P < <(kgit rev-list --reverse "$(base_commit)..HEAD")
+if ((${#O[@]} != ${#P[@]} || ${#N[@]} != ${#P[@]})); then
+  die "${origin_series}/ had ${#O[@]} patches when last ported, has ${#N[@]} now, and ${SERIES}/ has ${#P[@]}: a patch was added or removed. Port it by hand in ${TREE} (git am -3), run 'make patches BASE=${BASE}', then 'BASE=${BASE} hack/port.sh record'."
+fi
+
+parent=$(base_commit)
+export GIT_INDEX_FILE="${scratch}/index"
+for k in "${!P[@]}"; do
+  kgit read-tree "${P[k]}"
+  if ! kgit diff --binary "${O[k]}" "${N[k]}" | kgit apply --cached --3way --allow-empty >"${scratch}/apply" 2>&1; then
+    # Each commit carries the change on, so the patches after it conflict too.
+    sed -n 's/^U /  /p; /^error/p' "${scratch}/apply" >&2
+    die "the change to ${origin_series}/ touches lines where the two bases differ, first in $(printf '%04d' $((k + 1))) \"$(kgit log -1 --format=%s "${N[k]}")\", in the files above; nothing was written. Port it by hand: in ${TREE}, edit that commit as the origin's was edited, run 'make patches BASE=${BASE}', then 'BASE=${BASE} hack/port.sh record'."
+  fi
+  # The origin's commit message and author, as git am gives them.
+  IFS=$'\t' read -r name email date < <(kgit log -1 --format=$'%an\t%ae\t%aI' "${N[k]}")
+  parent=$(GIT_AUTHOR_NAME="${name}" GIT_AUTHOR_EMAIL="${email}" GIT_AUTHOR_DATE="${date}" GIT_COMMITTER_DATE="${date}" \
+    kgit commit-tree "$(kgit write-tree)" -p "${parent}" -F <(kgit log -1 --format=%B "${N[k]}"))
+done
+unset GIT_INDEX_FILE
+
+kgit reset -q --hard "${parent}"
+"${ROOT}/hack/export-patches.sh"
+record
