@@ -49,13 +49,13 @@ help: ## Show the targets and the settings.
 #: KEP_VERIFY_OPENAPI_SPEC make verify: 1 also checks api/openapi-spec (slow); make update-generated: 0 skips it
 #: KEP_PATCHES_FORCE       make patches: 1 writes the series even if it drops patches the tree never had, or is empty
 
-checkout: ## Rebuild _output/kubernetes: upstream base plus the series, releases/1.37/patches (BASE=1.38: _output/kubernetes-1.38).
+checkout: ## Rebuild _output/kubernetes: upstream base plus the series, patches/ (BASE=1.38: _output/kubernetes-1.38).
 	@hack/checkout.sh
 
-patches: ## Export the commits of _output/kubernetes into the series, releases/1.37/patches.
+patches: ## Export the commits of _output/kubernetes into the series, patches/.
 	@hack/export-patches.sh
 
-port: ## Carry what changed in releases/1.37/patches into the series ported from it (BASE=1.38), and record it.
+port: ## Carry what changed in patches/ into the series ported from it (BASE=1.38), and record it.
 	@hack/port.sh
 
 test: ## Run the project's tests, upstream's unit tests of what the series touches, the differential test, the integration tests and the black-box suite (WHAT=./pkg/... for the project's tests and go test of WHAT only).

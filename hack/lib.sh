@@ -3,9 +3,10 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUTPUT="${ROOT}/_output"
 
-# BASE names the upstream release to work on: releases/BASE holds its
-# version pin (upstream.env) and its patch series (patches/). KEP_RELEASES
-# lets hack/test-harness.sh work on a copy of releases/.
+# BASE names the upstream release to work on: releases/BASE/upstream.env
+# pins it and names its series (PATCHES_DIR: patches/ for 1.37,
+# releases/1.38/patches for 1.38). KEP_RELEASES lets hack/test-harness.sh
+# work on a copy of releases/ (with the copy of patches/ beside it).
 BASE="${BASE:-1.37}"
 RELEASES="${KEP_RELEASES:-${ROOT}/releases}"
 RELEASE="${RELEASES}/${BASE}"
@@ -20,7 +21,7 @@ source "${RELEASE}/upstream.env"
 # KEP_KUBE_ROOT lets hack/verify.sh and hack/test-harness.sh use a scratch tree.
 KUBE_ROOT="${KEP_KUBE_ROOT:-${OUTPUT}/${KUBE_TREE}}"
 # KEP_PATCHES lets hack/test-harness.sh work on a copy of the series.
-PATCHES="${KEP_PATCHES:-${RELEASE}/patches}"
+PATCHES="${KEP_PATCHES:-$(realpath -m "${RELEASE}/${PATCHES_DIR}")}"
 # The tree and the series as messages name them.
 TREE=${KUBE_ROOT#"${ROOT}/"}
 SERIES=${PATCHES#"${ROOT}/"}
@@ -180,6 +181,9 @@ ensure_checkout() {
     log "using ${TREE} as it is, with uncommitted changes"
   fi
 }
+
+# release_patches RELEASE prints the directory of the series of RELEASE.
+release_patches() { realpath -m "${RELEASES}/$1/$(release_var "$1" PATCHES_DIR)"; }
 
 # release_var RELEASE NAME prints the setting NAME of releases/RELEASE.
 release_var() (

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Carries changes of a series to the series ported from it: 'make port
-# BASE=1.38' brings into releases/1.38/patches what changed in
-# releases/1.37/patches (PORT_FROM in releases/1.38/upstream.env) since the
-# last port.
+# BASE=1.38' brings into releases/1.38/patches what changed in patches/,
+# the 1.37 series (PORT_FROM in releases/1.38/upstream.env), since the last
+# port.
 #
 # The ported series is its own record of how it was ported: every conflict
 # resolution and every deliberate difference (the gate's version, for
@@ -38,8 +38,9 @@ if [[ -n "${work}" ]]; then
   die "${TREE} holds work that is not in ${SERIES}/. Run 'make patches BASE=${BASE}' first."
 fi
 
-origin_series="releases/${PORT_FROM}/patches"
-new=$(series_tree "${RELEASES}/${PORT_FROM}/patches")
+origin_dir=$(release_patches "${PORT_FROM}")
+origin_series=${origin_dir#"${ROOT}/"}
+new=$(series_tree "${origin_dir}")
 
 scratch=$(mktemp -d "${OUTPUT}/port.XXXXXX")
 trap 'rm -rf "${scratch}"' EXIT
@@ -55,7 +56,7 @@ record() {
 # The origin's commits now (N), as last ported (O), on the origin's base,
 # and this series' commits (P).
 origin_base=$(release_var "${PORT_FROM}" BASE_TAG)
-origin_commits "${scratch}" "${RELEASES}/${PORT_FROM}/patches" refs/kep/port-new
+origin_commits "${scratch}" "${origin_dir}" refs/kep/port-new
 mapfile -t N < <(kgit rev-list --reverse "${origin_base}..refs/kep/port-new")
 old=$(cat "${RELEASE}/ported-from" 2>/dev/null || true)
 case "${mode}" in

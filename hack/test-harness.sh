@@ -124,22 +124,24 @@ check "and leaves patches/ as it was" diff -r "${KEP_PATCHES}" "${work}/intact"
 # make port carries a change of the 1.37 series into the 1.38 series, on
 # copies of releases/ and of the 1.38 tree; the port check of make verify
 # sees a change that was not carried.
-cp -R "${RELEASES}" "${work}/releases"
+mkdir -p "${work}/project"
+cp -R "${RELEASES}" "${work}/project/releases"
+cp -R "$(release_patches 1.37)" "${work}/project/patches"
 port() {
-  env -u KEP_PATCHES BASE=1.38 KEP_RELEASES="${work}/releases" KEP_KUBE_ROOT="${work}/kubernetes-1.38" \
+  env -u KEP_PATCHES BASE=1.38 KEP_RELEASES="${work}/project/releases" KEP_KUBE_ROOT="${work}/kubernetes-1.38" \
     "${ROOT}/hack/port.sh" "$@" >"${work}/out" 2>&1
 }
-series_patch() { find "${work}/releases/$1/patches" -name "$2-*.patch"; }
+series_patch() { find "$(RELEASES="${work}/project/releases" release_patches "$1")" -name "$2-*.patch"; }
 check "the 1.38 series applies with git am and passes the port check" port check
 sed -i 's|they are made by hand,|they are made by hand (edited),|' "$(series_patch 1.37 0004)"
 check "the port check fails after the 1.37 series changed" eval '! port check && said "has changed since" && said "does not record"'
 check "port succeeds" port
 check "and carries the change into the 1.38 series" grep -q "made by hand (edited)" "$(series_patch 1.38 0004)"
 check "after which the port check passes" port check
-cp -R "${work}/releases/1.38" "${work}/ported"
+cp -R "${work}/project/releases/1.38" "${work}/ported"
 sed -i 's|^+\t// 6.  spec.containers|+\t// 6.  (edited) spec.containers|' "$(series_patch 1.37 0002)"
 check "a change where the bases differ does not port" eval '! port && said "first in 0002" && said "validation/validation.go"'
-check "and nothing is written" diff -r "${work}/ported" "${work}/releases/1.38"
+check "and nothing is written" diff -r "${work}/ported" "${work}/project/releases/1.38"
 
 ((failures == 0)) || die "${failures} harness checks failed"
 log "harness: all checks passed"

@@ -75,10 +75,10 @@ verify_ports() {
   for release in "${RELEASES}"/*/; do
     release=$(basename "${release}")
     [[ "$(release_var "${release}" PORT_FROM)" == "${BASE}" ]] || continue
-    log "verify: releases/${release}/patches applies to a fresh $(release_var "${release}" KUBE_VERSION) base and is ported from ${SERIES}/"
+    log "verify: the ${release} series applies to a fresh $(release_var "${release}" KUBE_VERSION) base and is ported from ${SERIES}/"
     scratch=$(mktemp -d "${OUTPUT}/verify.XXXXXX")
     if ! BASE="${release}" KEP_KUBE_ROOT="${scratch}/kubernetes" KEP_PATCHES= "${ROOT}/hack/port.sh" check; then
-      fail "port: releases/${release}/patches (above)"
+      fail "port: the ${release} series (above)"
     fi
     rm -rf "${scratch}"
   done
@@ -156,7 +156,8 @@ verify_generated() {
 verify_hygiene() {
   log "verify: series hygiene (subjects, bodies, no local paths)"
   local f subject body
-  for f in "${RELEASES}"/*/patches/[0-9][0-9][0-9][0-9]-*.patch; do
+  local release
+  for f in $(for release in "${RELEASES}"/*/; do release_patches "$(basename "${release}")"; done | sed 's|$|/[0-9][0-9][0-9][0-9]-*.patch|'); do
     subject=$(git mailinfo /dev/null /dev/null <"${f}" | sed -n 's/^Subject: //p')
     body=$(sed -n '/^$/,/^---$/p' "${f}" | sed '1d;$d' | grep -c '[^[:space:]]' || true)
     if [[ "${subject}" != "KEP-6318: "* ]]; then
