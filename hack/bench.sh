@@ -10,17 +10,13 @@
 # machine and the series, are written to docs/benchmarks.md. Not part of
 # make test: benchmarks are not tests.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "${ROOT}/hack/lib-sidebyside.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
-ensure_checkout
-ensure_base_tree
+side_by_side bench
 
 rounds=${KEP_BENCH_ROUNDS:-30}
 prober_rounds=${KEP_BENCH_PROBER_ROUNDS:-3}
 benchtime=${KEP_BENCHTIME:-200ms}
-work="${OUTPUT}/bench"
-mkdir -p "${work}"
 
 if ! command -v benchstat >/dev/null; then
   log "installing benchstat"
@@ -30,8 +26,7 @@ benchstat=$(command -v benchstat || echo "$(go env GOPATH)/bin/benchstat")
 
 PROBER_PKG=pkg/kubelet/prober
 for tree in base patched; do
-  root=${KUBE_ROOT}
-  [[ ${tree} == base ]] && root=${BASE_ROOT}
+  root=$(tree_root "${tree}")
   write_overlay "${work}/${tree}.overlay.json" "${root}" \
     "${VALIDATION_PKG}/zz_kep_corpus_test.go=validation_corpus_test.go" \
     "${VALIDATION_PKG}/zz_kep_bench_test.go=validation_bench_test.go" \
@@ -45,9 +40,9 @@ done
 
 # run_tree TREE PKG BENCH [FLAGS] runs the benchmarks BENCH of PKG in TREE once.
 run_tree() {
-  local tree=$1 pkg=$2 bench=$3 root=${KUBE_ROOT}
+  local tree=$1 pkg=$2 bench=$3 root
   shift 3
-  [[ ${tree} == base ]] && root=${BASE_ROOT}
+  root=$(tree_root "${tree}")
   (cd "${root}/${pkg}" && KEP_TREE=${tree} "${work}/${tree}-$(basename "${pkg}").test" -test.run '^$' \
     -test.bench "${bench}" -test.count 1 "$@") >>"${work}/${tree}.txt"
 }

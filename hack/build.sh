@@ -3,7 +3,7 @@
 #
 #   WHAT="cmd/kubelet" hack/build.sh
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 ensure_checkout
 

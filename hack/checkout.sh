@@ -7,9 +7,9 @@
 # not apply, the git am session stays, so that the patch can be resolved
 # (git am --continue) or the apply abandoned (git am --abort). Only this
 # script ('make checkout') rebuilds an existing tree; the other targets use
-# it as it is (ensure_checkout in hack/lib.sh).
+# it as it is (ensure_checkout in hack/lib/init.sh).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 # module_field FIELD MODULE@VERSION... downloads module versions through the
 # module proxy and prints FIELD of each (Dir: its directory in the module

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Removes _output/, unless _output/kubernetes holds work not in patches/.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 if [[ -d "${KUBE_ROOT}/.git" ]] && base_commit >/dev/null; then
   work=$(unexported_work)

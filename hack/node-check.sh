@@ -2,7 +2,6 @@
 # Exits 0 when this machine can run the single-node cluster, and otherwise
 # says what it lacks and exits 1.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "${ROOT}/hack/lib-node.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 require_node "the single-node cluster"

@@ -5,8 +5,7 @@
 # before it started. Safe to run when nothing is running, and after a failed
 # start. Exits non-zero if anything is left.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "${ROOT}/hack/lib-node.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 # pids_in_namespace prints the processes of the cluster's PID namespace.
 # Containers run in PID namespaces nested in it, and are found through their
@@ -67,7 +66,7 @@ main() {
   kill_file "${NODE_DIR}/forward.pid" node-forward
   # Killing the namespace's init kills every process in the namespace,
   # including containerd's shims and, nested below, the containers.
-  kill_file "${NODE_INIT_PIDFILE}" hack/node-init.sh
+  kill_file "${NODE_INIT_PIDFILE}" hack/internal/node-init.sh
   kill_file "${NODE_DIR}/unshare.pid" unshare
   if [[ -n "${ns}" ]]; then
     wait_gone "processes in ${ns}" pids_in_namespace "${ns}" || failed=1

@@ -6,8 +6,7 @@
 #   hack/node-shell.sh
 #   hack/node-shell.sh ctr -n k8s.io containers list
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "${ROOT}/hack/lib-node.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 (($#)) || set -- bash
 node_exec env KUBECONFIG="${NODE_STATE}/conf/admin.kubeconfig" \

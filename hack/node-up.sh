@@ -13,8 +13,7 @@
 #   KEP_NODE_APISERVER2_GATE    true or false: a second kube-apiserver on port
 #                               6444 with the gate so (make test-docs)
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "${ROOT}/hack/lib-node.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 CERTS="${NODE_STATE}/certs"
 CONF="${NODE_STATE}/conf"
@@ -33,39 +32,10 @@ if [[ "${KEP_NODE_SKIP_BUILD:-0}" != 1 ]]; then
   build_node
 fi
 
-write_certs() {
-  mkdir -p "${CERTS}"
-  (
-    cd "${CERTS}"
-    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=kep-6318-node-ca" \
-      -keyout ca.key -out ca.crt 2>/dev/null
-    openssl req -newkey rsa:2048 -nodes -subj "/CN=kube-apiserver" \
-      -keyout apiserver.key -out apiserver.csr 2>/dev/null
-    printf 'subjectAltName=IP:%s,IP:127.0.0.1,IP:%s,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default.svc\n' \
-      "${NODE_IP}" "${SERVICE_CIDR%.*}.1" >apiserver.ext
-    openssl x509 -req -in apiserver.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
-      -extfile apiserver.ext -out apiserver.crt 2>/dev/null
-    openssl genrsa -out sa.key 2048 2>/dev/null
-    openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
-    # One administrator token for the user and every component: the node is
-    # a test bed, not a hardened cluster.
-    echo "$(openssl rand -hex 16),admin,admin,system:masters" >tokens.csv
-  )
-}
-
-# write_kubeconfig FILE SERVER writes a kubeconfig for the admin token.
-write_kubeconfig() {
-  local kc=("${BIN}/kubectl" --kubeconfig "$1")
-  "${kc[@]}" config set-cluster node --server "$2" --certificate-authority "${CERTS}/ca.crt" --embed-certs >/dev/null
-  "${kc[@]}" config set-credentials admin --token "$(cut -d, -f1 "${CERTS}/tokens.csv")" >/dev/null
-  "${kc[@]}" config set-context node --cluster node --user admin >/dev/null
-  "${kc[@]}" config use-context node >/dev/null
-}
-
 write_configs() {
   mkdir -p "${CONF}/cni" "${NODE_STATE}/logs" "${NODE_STATIC_PODS}"
-  write_kubeconfig "${CONF}/admin.kubeconfig" "https://${NODE_IP}:6443"
-  write_kubeconfig "${NODE_KUBECONFIG}" "https://127.0.0.1:${NODE_API_PORT}"
+  write_kubeconfig "${CONF}/admin.kubeconfig" "https://${NODE_IP}:6443" "${CERTS}"
+  write_kubeconfig "${NODE_KUBECONFIG}" "https://127.0.0.1:${NODE_API_PORT}" "${CERTS}"
 
   cat >"${CONF}/containerd.toml" <<EOF
 version = 3
@@ -177,14 +147,14 @@ wait_until() {
 main() {
   rm -rf "${NODE_STATE}"
   mkdir -p "${NODE_STATE}"
-  write_certs
+  write_pki "${CERTS}" "${NODE_IP}"
   write_configs
   host_snapshot >"${NODE_DIR}/host.before"
   trap teardown_on_failure EXIT
 
   log "starting the node in its own namespaces"
   setsid unshare --mount --net --pid --fork --mount-proc --propagation private --kill-child=SIGKILL \
-    -- "${ROOT}/hack/node-init.sh" >"${NODE_STATE}/logs/init.log" 2>&1 </dev/null &
+    -- "${ROOT}/hack/internal/node-init.sh" >"${NODE_STATE}/logs/init.log" 2>&1 </dev/null &
   unshare_pid=$!
   local init
   echo "${unshare_pid}" >"${NODE_DIR}/unshare.pid"

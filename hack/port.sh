@@ -25,7 +25,7 @@
 #                         series applies with git am, is ported from the origin
 #                         as it is, and differs from it only as recorded
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 mode=${1:-port}
 
 [[ -n "${PORT_FROM:-}" ]] || die "releases/${BASE} is not ported from another series (no PORT_FROM in its upstream.env)."

@@ -11,21 +11,16 @@
 # patched tree for the run (go -overlay), to check that the comparison catches
 # a broken change.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "${ROOT}/hack/lib-sidebyside.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
-ensure_checkout
-ensure_base_tree
+side_by_side differential
 
 seed=${KEP_DIFF_SEED:-1}
 pairs=${KEP_DIFF_PAIRS:-30000}
-work="${OUTPUT}/differential"
-mkdir -p "${work}"
 rm -f "${work}"/*.jsonl "${work}/repro.txt" "${work}/repro-pairs"
 
 for tree in patched base; do
-  root=${KUBE_ROOT}
-  [[ ${tree} == base ]] && root=${BASE_ROOT}
+  root=$(tree_root "${tree}")
   # The fuzz target and the benchmarks are compiled in too, so that they
   # cannot rot between runs of make test-fuzz and make bench.
   overlay=("${VALIDATION_OVERLAY[@]}"

@@ -3,7 +3,7 @@
 # cluster, top to bottom, with cmd/doc-test: its commands run in a shell on
 # the node (hack/node-shell.sh), as on a control-plane host, and the output
 # the guide shows is compared with what they print. Needs root on Linux;
-# see node_missing in hack/lib-node.sh.
+# see node_missing in hack/lib/node.sh.
 #
 # The cluster is started for the guide:
 #   - kube-apiserver records probe changes with the guide's own audit policy
@@ -15,9 +15,7 @@
 # The guide's setup scripts (HTML comments) run there too, with
 # NODE_STATIC_PODS set to the kubelet's static Pod directory.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "${ROOT}/hack/lib-node.sh"
-source "${ROOT}/hack/lib-e2e.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 require_node "make test-docs"
 # The guide reads the audit log with jq.

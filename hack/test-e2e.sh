@@ -3,7 +3,7 @@
 # patched kube-apiserver built here, gate on and then off, and changes probes
 # with the patched kubectl, as a user would.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 go_test_flags 30m
 
 ensure_checkout
@@ -12,4 +12,4 @@ build_etcd
 
 log "black-box tests"
 cd "${ROOT}"
-KEP_BIN="${BIN}" go test -tags e2e -count=1 "${GO_TEST_FLAGS[@]}" ./test/e2e/...
+go test -tags e2e -count=1 "${GO_TEST_FLAGS[@]}" ./test/e2e/...

@@ -11,8 +11,7 @@
 # project, to be committed, and leaves the tree as it was. The corpus that
 # guides fuzzing is go test's, in $(go env GOCACHE)/fuzz.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "${ROOT}/hack/lib-sidebyside.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 ensure_checkout
 

@@ -3,10 +3,10 @@
 # each kubelet setting of MutableContainerProbes starts it
 # (hack/node-up.sh), runs the tests that apply, and tears it down with its
 # leftover checks (hack/node-down.sh). Needs root on Linux; see node_missing
-# in hack/lib-node.sh.
+# in hack/lib/node.sh.
 #   - gate on: the feature's e2e specs of the series
 #     (test/e2e/common/node/container_probe_mutable.go), built and run as
-#     make test-upstream-e2e does (hack/lib-e2e.sh);
+#     make test-upstream-e2e does (hack/lib/e2e.sh);
 #   - gate off on the kubelet, on in the API server: the project's test of
 #     the version skew (test/node), which needs a node set up so.
 #
@@ -14,9 +14,7 @@
 #                               (make measure-node) instead, gate on only
 #   KEP_NODE_RUN=TestMeasure    the test/node tests to run
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "${ROOT}/hack/lib-node.sh"
-source "${ROOT}/hack/lib-e2e.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 require_node "make test-node"
 

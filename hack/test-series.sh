@@ -4,7 +4,7 @@
 # go vet and go test on the packages that patch touches, integration packages
 # included (with the etcd that make test-integration builds).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 go_test_flags 30m
 
 ensure_checkout

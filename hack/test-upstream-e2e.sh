@@ -9,16 +9,14 @@
 #   base   the unpatched base release, built from _output/base
 # It prints one table of spec -> result per configuration (cmd/e2e-table),
 # and fails if the patched node fails a spec that the base passes. Needs root
-# on Linux, as make test-node does. See hack/lib-e2e.sh for how the e2e
+# on Linux, as make test-node does. See hack/lib/e2e.sh for how the e2e
 # binary and the images are built.
 #
 #   KEP_E2E_CONFIGS="on off base"  the configurations to run, in order
 #   KEP_E2E_FOCUS=regexp           the specs to run (default: E2E_FOCUS)
 #   KEP_E2E_PROCS=6                Ginkgo processes running specs in parallel
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "${ROOT}/hack/lib-node.sh"
-source "${ROOT}/hack/lib-e2e.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 require_node "make test-upstream-e2e"
 

@@ -16,7 +16,7 @@
 #   WHAT="./pkg/apis/core/validation ./pkg/features" hack/test.sh
 #   GOFLAGS=-race WHAT=./pkg/registry/core/pod hack/test.sh
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 go_test_flags 30m
 
 ensure_checkout unit
@@ -24,7 +24,7 @@ ensure_checkout unit
 if [[ "${KUBE_TESTED:-all}" == all ]]; then
   log "project tests"
   (cd "${ROOT}" && go test ./...)
-  "${ROOT}/hack/test-harness.sh"
+  "${ROOT}/hack/test-checkout-export.sh"
 fi
 
 if [[ -n "${WHAT:-}" ]]; then

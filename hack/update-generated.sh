@@ -8,11 +8,10 @@
 #   hack/update-openapi-spec.sh (builds kube-apiserver and serves the spec
 #   from it; KEP_VERIFY_OPENAPI_SPEC=0 skips it)
 #
-# The stand-ins of hack/lib-generated.sh are taken out again at the end; the
+# The stand-ins of hack/lib/generated.sh are taken out again at the end; the
 # regenerated files are left for you to commit.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "${ROOT}/hack/lib-generated.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 require_generators
 trap 'remove_standins "${KUBE_ROOT}"' EXIT

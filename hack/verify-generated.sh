@@ -11,12 +11,11 @@
 #                  serves api/openapi-spec and api/discovery from it. It takes
 #                  long, so only with KEP_VERIFY_OPENAPI_SPEC=1.
 #
-# hack/lib-generated.sh says why upstream's verify scripts cannot run as they
+# hack/lib/generated.sh says why upstream's verify scripts cannot run as they
 # are in a tree rebuilt from module zips. 'hack/update-generated.sh' fixes
 # what this reports.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "${ROOT}/hack/lib-generated.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 require_generators
 

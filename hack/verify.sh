@@ -6,7 +6,7 @@
 #                                      generated-file checks
 #   KEP_VERIFY_PROTOBUF=0, KEP_VERIFY_OPENAPI_SPEC=1   see hack/verify-generated.sh
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 # Upstream verify scripts (hack/verify-NAME.sh) that cover what the series
 # changes and run offline.
@@ -187,7 +187,7 @@ verify_docs() {
   [[ -z "${missing}" ]] || fail "docs: the README does not name these targets of the Makefile: ${missing//$'\n'/ }"
   [[ -z "${extra}" ]] || fail "docs: the README names targets that the Makefile does not have: ${extra//$'\n'/ }"
   local setting
-  for setting in $(grep -ohE '\$\{KEP_[A-Z0-9_]+:-' "${ROOT}"/hack/*.sh | sed 's/^..//; s/:-$//' | LC_ALL=C sort -u); do
+  for setting in $(grep -ohE '\$\{KEP_[A-Z0-9_]+:-' "${ROOT}"/hack/*.sh "${ROOT}"/hack/{lib,internal}/*.sh | sed 's/^..//; s/:-$//' | LC_ALL=C sort -u); do
     case "${setting}" in KEP_KUBE_ROOT | KEP_PATCHES | KEP_RELEASES) continue ;; esac
     grep -q "^#: ${setting} " "${ROOT}/Makefile" || fail "docs: ${setting} is read by hack/ but not listed in the Makefile's settings (make help)"
   done

@@ -5,8 +5,8 @@
 # kubelet does not behave as the KEP says.
 set -euo pipefail
 
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "${ROOT}/hack/lib-walkthrough.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+source "${ROOT}/hack/lib/walkthrough.sh"
 
 NS=demo
 STATE="/api/v1/namespaces/${NS}/pods/web:8080/proxy/state"

@@ -22,48 +22,21 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"mutableprobes/internal/differential/record"
 )
 
-// Error is a field.Error as the trees print it.
-type Error struct {
-	Type     string `json:"type"`
-	Field    string `json:"field"`
-	Detail   string `json:"detail"`
-	BadValue string `json:"badValue"`
-}
-
-func (e Error) String() string {
-	return fmt.Sprintf("%s %s: %q (value %s)", e.Type, e.Field, e.Detail, e.BadValue)
-}
-
-// Record is what one tree says about one pair.
-type Record struct {
-	I                    int     `json:"i"`
-	Hash                 string  `json:"hash"`
-	Desc                 string  `json:"desc"`
-	OldValid             bool    `json:"oldValid"`
-	GateOff              []Error `json:"gateOff"`
-	GateOn               []Error `json:"gateOn"`
-	HasOn                bool    `json:"hasOn"`
-	Reset                []Error `json:"reset"`
-	ProbeErrors          []Error `json:"probeErrors"`
-	MutableProbesChanged bool    `json:"mutableProbesChanged"`
-	ForbiddenState       bool    `json:"forbiddenState"`
-	Significant          bool    `json:"significant"`
-	AnyProbeChanged      bool    `json:"anyProbeChanged"`
-	// State is what the old Pod is (running, pending, terminating,
-	// succeeded, failed, mirror); ProbeChangedIn the kinds of container
-	// whose probes changed (containers, restartableInitContainers,
-	// initContainers, ephemeralContainers).
-	State          string   `json:"state"`
-	ProbeChangedIn []string `json:"probeChangedIn"`
-}
+// Record and Error are what each tree writes (package record).
+type (
+	Record = record.Record
+	Error  = record.Error
+)
 
 // States and ContainerKinds are the values of Record.State and
 // Record.ProbeChangedIn that the corpus must each cover.
 var (
-	States         = []string{"running", "pending", "terminating", "succeeded", "failed", "mirror"}
-	ContainerKinds = []string{"containers", "restartableInitContainers", "initContainers", "ephemeralContainers"}
+	States         = record.States
+	ContainerKinds = record.ContainerKinds
 )
 
 // Difference is one pair on which a check failed.
@@ -282,7 +255,11 @@ func errorsText(errs []Error) string {
 	}
 	var b strings.Builder
 	for _, e := range errs {
-		fmt.Fprintf(&b, "  %s\n", strings.ReplaceAll(e.String(), "\n", "\n    "))
+		fmt.Fprintf(&b, "  %s\n", strings.ReplaceAll(errorText(e), "\n", "\n    "))
 	}
 	return b.String()
+}
+
+func errorText(e Error) string {
+	return fmt.Sprintf("%s %s: %q (value %s)", e.Type, e.Field, e.Detail, e.BadValue)
 }

@@ -1,18 +1,13 @@
 //go:build e2e
 
 // Package e2e drives the binaries that the patch series builds from outside,
-// the way a user does: it starts etcd and kube-apiserver, and changes probes
-// with kubectl. Run it with 'make test-e2e'.
+// the way a user does: it starts etcd and kube-apiserver as make run does,
+// and changes probes with kubectl. Run it with 'make test-e2e'.
 package e2e
 
 import (
+	"bufio"
 	"bytes"
-	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"encoding/hex"
-	"encoding/pem"
 	"fmt"
 	"net"
 	"os"
@@ -23,37 +18,48 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// binDir holds etcd, kube-apiserver and kubectl; make test-e2e sets KEP_BIN.
-func binDir(t *testing.T) string {
-	dir := os.Getenv("KEP_BIN")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "_output", "bin")
+// root is the project's root: the go command runs the test in test/e2e.
+func root(t *testing.T) string {
+	dir, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
 	}
+	return dir
+}
+
+// binDir holds etcd, kube-apiserver and kubectl, which make test-e2e builds.
+func binDir(t *testing.T) string {
+	dir := filepath.Join(root(t), "_output", "bin")
 	for _, name := range []string{"etcd", "kube-apiserver", "kubectl"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Fatalf("%s is missing from %s; run 'make test-e2e', which builds it", name, dir)
 		}
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return abs
+	return dir
 }
 
-func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// freePorts returns a free port on loopback whose successor is free too:
+// etcd's client and peer ports.
+func freePorts(t *testing.T) int {
+	for range 20 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		next, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port+1))
+		l.Close()
+		if err == nil {
+			next.Close()
+			return port
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatal("found no two free adjacent ports on 127.0.0.1")
+	return 0
 }
 
 // cluster is etcd and kube-apiserver on loopback, and a kubeconfig for them.
@@ -64,95 +70,41 @@ type cluster struct {
 }
 
 // startCluster starts a control plane with MutableContainerProbes set to
-// gate. Everything is stopped when the test ends.
+// gate, with the script make run uses (hack/internal/control-plane.sh), and
+// stops it when the test ends: gracefully first, killed if that takes too
+// long.
 func startCluster(t *testing.T, gate bool) *cluster {
 	t.Helper()
-	bin := binDir(t)
-	dir := t.TempDir()
-
-	etcdPort, peerPort, apiPort := freePort(t), freePort(t), freePort(t)
-	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", etcdPort)
-	peerURL := fmt.Sprintf("http://127.0.0.1:%d", peerPort)
-	start(t, dir, "etcd", filepath.Join(bin, "etcd"),
-		"--name", "e2e", "--data-dir", filepath.Join(dir, "etcd"),
-		"--listen-client-urls", etcdURL, "--advertise-client-urls", etcdURL,
-		"--listen-peer-urls", peerURL, "--initial-advertise-peer-urls", peerURL,
-		"--initial-cluster", "e2e="+peerURL)
-
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	c := &cluster{bin: binDir(t)}
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "control-plane")
+	apiPort, etcdPort := freePorts(t), freePorts(t)
+	cmd := exec.Command(filepath.Join(root(t), "hack", "internal", "control-plane.sh"),
+		dir, fmt.Sprint(apiPort), fmt.Sprint(etcdPort), fmt.Sprint(gate))
+	// Its own process group, so that a kill reaches etcd and kube-apiserver.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stderr, err := os.Create(filepath.Join(tmp, "control-plane.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	defer stderr.Close()
+	cmd.Stderr = stderr
+	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, "sa.key"), pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
-	writeFile(t, filepath.Join(dir, "sa.pub"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}))
-	secret := make([]byte, 16)
-	if _, err := rand.Read(secret); err != nil {
-		t.Fatal(err)
-	}
-	token := hex.EncodeToString(secret)
-	writeFile(t, filepath.Join(dir, "tokens.csv"), []byte(token+",admin,admin,system:masters\n"))
-
-	start(t, dir, "kube-apiserver", filepath.Join(bin, "kube-apiserver"),
-		"--etcd-servers", etcdURL,
-		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1", "--secure-port", fmt.Sprint(apiPort),
-		"--cert-dir", filepath.Join(dir, "certs"), "--token-auth-file", filepath.Join(dir, "tokens.csv"),
-		"--authorization-mode", "RBAC", "--service-cluster-ip-range", "10.0.0.0/24", "--endpoint-reconciler-type", "none",
-		"--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
-		"--service-account-key-file", filepath.Join(dir, "sa.pub"),
-		"--service-account-signing-key-file", filepath.Join(dir, "sa.key"),
-		fmt.Sprintf("--feature-gates=MutableContainerProbes=%v", gate))
-
-	config := clientcmdapi.NewConfig()
-	config.Clusters["e2e"] = &clientcmdapi.Cluster{Server: fmt.Sprintf("https://127.0.0.1:%d", apiPort), InsecureSkipTLSVerify: true}
-	config.AuthInfos["admin"] = &clientcmdapi.AuthInfo{Token: token}
-	config.Contexts["e2e"] = &clientcmdapi.Context{Cluster: "e2e", AuthInfo: "admin"}
-	config.CurrentContext = "e2e"
-	c := &cluster{bin: bin, kubeconfig: filepath.Join(dir, "kubeconfig")}
-	if err := clientcmd.WriteToFile(*config, c.kubeconfig); err != nil {
-		t.Fatal(err)
-	}
-	restConfig, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.client = kubernetes.NewForConfigOrDie(restConfig)
-
-	// Wait for the API server to serve, as a user's first command would.
-	ctx := context.Background()
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		_, err := c.client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
-		return err == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("kube-apiserver did not become ready; see its log in %s", dir)
-	}
-	return c
-}
-
-func writeFile(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// start runs a component with its output in DIR/NAME.log, and stops it when
-// the test ends: gracefully first, killed if that takes too long.
-func start(t *testing.T, dir, name, path string, args ...string) {
-	t.Helper()
-	logFile, err := os.Create(filepath.Join(dir, name+".log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(path, args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting %s: %v", name, err)
+		t.Fatalf("starting the control plane: %v", err)
 	}
+	ready := make(chan struct{})
+	go func() {
+		scanner := bufio.NewScanner(stdout)
+		for scanner.Scan() {
+			if scanner.Text() == "ready" {
+				close(ready)
+			}
+		}
+	}()
 	exited := make(chan struct{})
 	go func() {
 		_ = cmd.Wait()
@@ -162,18 +114,43 @@ func start(t *testing.T, dir, name, path string, args ...string) {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
+		case <-time.After(45 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-exited
 		}
-		logFile.Close()
 		if t.Failed() {
-			if out, err := os.ReadFile(logFile.Name()); err == nil {
-				lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-				t.Logf("last lines of %s.log:\n%s", name, strings.Join(lines[max(0, len(lines)-15):], "\n"))
-			}
+			logTails(t, dir, "etcd", "kube-apiserver")
 		}
 	})
+
+	select {
+	case <-ready:
+	case <-exited:
+		logTails(t, tmp, "control-plane")
+		t.Fatal("the control plane exited before it was ready")
+	case <-time.After(3 * time.Minute):
+		logTails(t, tmp, "control-plane")
+		t.Fatal("the control plane was not ready within 3 minutes")
+	}
+	c.kubeconfig = filepath.Join(dir, "kubeconfig")
+	restConfig, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.client = kubernetes.NewForConfigOrDie(restConfig)
+	return c
+}
+
+// logTails logs the last lines of the logs NAME.log in dir.
+func logTails(t *testing.T, dir string, names ...string) {
+	for _, name := range names {
+		out, err := os.ReadFile(filepath.Join(dir, name+".log"))
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		t.Logf("last lines of %s.log:\n%s", name, strings.Join(lines[max(0, len(lines)-15):], "\n"))
+	}
 }
 
 // kubectl runs the kubectl under test against the cluster, with stdin as

@@ -17,7 +17,9 @@ limitations under the License.
 // This file is not part of Kubernetes: the KEP-6318 project compiles it into
 // pkg/apis/core/validation of the patched tree and of the base tree with
 // go test -overlay (make test-differential). Each tree writes one JSON line
-// per pair to KEP_DIFF_OUT; the project's cmd/differential compares them.
+// per pair to KEP_DIFF_OUT, a kepdiff.Record (the project's
+// internal/differential/record, compiled in beside it); the project's
+// cmd/differential compares them.
 
 package validation_test
 
@@ -42,65 +44,22 @@ import (
 	"k8s.io/kubernetes/pkg/apis/core"
 	corev1conversion "k8s.io/kubernetes/pkg/apis/core/v1"
 	"k8s.io/kubernetes/pkg/apis/core/validation"
+	kepdiff "k8s.io/kubernetes/pkg/apis/core/validation/internal/kepdiff"
 	podsecurityadmission "k8s.io/pod-security-admission/admission"
 	"sigs.k8s.io/yaml"
 )
 
-// kepError is a field.Error as compared between the trees.
-type kepError struct {
-	Type     string `json:"type"`
-	Field    string `json:"field"`
-	Detail   string `json:"detail"`
-	BadValue string `json:"badValue"`
-}
-
-func kepErrors(errs field.ErrorList) []kepError {
-	out := make([]kepError, 0, len(errs))
+// kepErrors is errs as compared between the trees.
+func kepErrors(errs field.ErrorList) []kepdiff.Error {
+	out := make([]kepdiff.Error, 0, len(errs))
 	for _, e := range errs {
 		bad, err := json.Marshal(e.BadValue)
 		if err != nil {
 			bad = []byte(fmt.Sprintf("%v", e.BadValue))
 		}
-		out = append(out, kepError{Type: string(e.Type), Field: e.Field, Detail: e.Detail, BadValue: string(bad)})
+		out = append(out, kepdiff.Error{Type: string(e.Type), Field: e.Field, Detail: e.Detail, BadValue: string(bad)})
 	}
 	return out
-}
-
-// kepRecord is what one tree says about one pair. The comparer takes the
-// results from the patched tree and the oracle from the base tree.
-type kepRecord struct {
-	I    int    `json:"i"`
-	Hash string `json:"hash"`
-	Desc string `json:"desc"`
-	// OldValid: the old Pod passes ValidatePodCreate, but for its ephemeral
-	// containers (a corpus statistic).
-	OldValid bool `json:"oldValid"`
-	// GateOff is ValidatePodUpdate with AllowMutableContainerProbes false.
-	GateOff []kepError `json:"gateOff"`
-	// GateOn is ValidatePodUpdate with AllowMutableContainerProbes true; only
-	// the patched tree has the option.
-	GateOn []kepError `json:"gateOn,omitempty"`
-	HasOn  bool       `json:"hasOn"`
-	// Reset is ValidatePodUpdate (option off) of the pair whose new Pod has
-	// the probes of the old one, on regular and restartable init containers.
-	Reset []kepError `json:"reset"`
-	// ProbeErrors are the spec validation errors of the new Pod at the
-	// probes of regular and restartable init containers.
-	ProbeErrors []kepError `json:"probeErrors"`
-	// MutableProbesChanged: a probe of a regular or restartable init
-	// container differs; ForbiddenState: the old Pod is terminating,
-	// terminal or a mirror Pod.
-	MutableProbesChanged bool `json:"mutableProbesChanged"`
-	ForbiddenState       bool `json:"forbiddenState"`
-	// Significant is Pod Security's isSignificantPodUpdate(new, old);
-	// AnyProbeChanged: a probe of any container (regular, init, ephemeral)
-	// differs, where isSignificantPodUpdate compares containers.
-	Significant     bool `json:"significant"`
-	AnyProbeChanged bool `json:"anyProbeChanged"`
-	// State is the old Pod's state (kepStates); ProbeChangedIn the kinds of
-	// container whose probes changed, by name.
-	State          string   `json:"state"`
-	ProbeChangedIn []string `json:"probeChangedIn"`
 }
 
 func kepRestartable(c *core.Container) bool {
@@ -122,7 +81,7 @@ func kepV1(pod *core.Pod) *corev1.Pod {
 }
 
 // kepEvaluate evaluates one pair in this tree.
-func kepEvaluate(t testing.TB, i int, pair kepPair, requireOn bool) kepRecord {
+func kepEvaluate(t testing.TB, i int, pair kepPair, requireOn bool) kepdiff.Record {
 	// Hash before evaluating, so that a mutation by validation shows up as a
 	// hash difference too.
 	raw, err := json.Marshal([]*core.Pod{pair.Old, pair.New})
@@ -130,7 +89,7 @@ func kepEvaluate(t testing.TB, i int, pair kepPair, requireOn bool) kepRecord {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(raw)
-	rec := kepRecord{I: i, Hash: hex.EncodeToString(sum[:12]), Desc: pair.Desc}
+	rec := kepdiff.Record{I: i, Hash: hex.EncodeToString(sum[:12]), Desc: pair.Desc}
 
 	opts := podutil.GetValidationOptionsFromPodSpecAndMeta(&pair.New.Spec, &pair.Old.Spec, &pair.New.ObjectMeta, &pair.Old.ObjectMeta)
 	off := opts
@@ -276,7 +235,7 @@ func kepEnvInt(t *testing.T, name string, def int64) int64 {
 	return v
 }
 
-// TestKEPDifferential writes one kepRecord per pair to KEP_DIFF_OUT.
+// TestKEPDifferential writes one kepdiff.Record per pair to KEP_DIFF_OUT.
 // KEP_DIFF_SEED and KEP_DIFF_PAIRS choose the corpus; KEP_DIFF_TREE is
 // "patched" or "base". With KEP_DIFF_DUMP=i,j,... it writes those pairs as a
 // reproducer instead.

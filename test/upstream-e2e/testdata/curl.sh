@@ -13,7 +13,7 @@ while [ $# -gt 0 ]; do
       ;;
     -s | -S | -f | -g | -k | -L | --silent | --show-error | --fail | --insecure | --location) shift ;;
     -*)
-      echo "curl: option $1 is not supported by this stand-in (hack/lib-e2e.sh)" >&2
+      echo "curl: option $1 is not supported by this stand-in (hack/lib/e2e.sh)" >&2
       exit 2
       ;;
     *)

@@ -1,11 +1,13 @@
-# Shared helpers for the hack/ scripts. Source it; do not run it.
+# Shared helpers for the hack/ scripts. Source it; do not run it. It sources
+# the other helpers of hack/lib/ too, but for walkthrough.sh (the
+# walkthroughs' own).
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUTPUT="${ROOT}/_output"
 
 # BASE names the upstream release to work on: releases/BASE/upstream.env
 # pins it and names its series (PATCHES_DIR: patches/ for 1.37,
-# releases/1.38/patches for 1.38). KEP_RELEASES lets hack/test-harness.sh
+# releases/1.38/patches for 1.38). KEP_RELEASES lets hack/test-checkout-export.sh
 # work on a copy of releases/ (with the copy of patches/ beside it).
 BASE="${BASE:-1.37}"
 RELEASES="${KEP_RELEASES:-${ROOT}/releases}"
@@ -18,9 +20,9 @@ fi
 # shellcheck source=releases/1.37/upstream.env
 source "${RELEASE}/upstream.env"
 
-# KEP_KUBE_ROOT lets hack/verify.sh and hack/test-harness.sh use a scratch tree.
+# KEP_KUBE_ROOT lets hack/verify.sh and hack/test-checkout-export.sh use a scratch tree.
 KUBE_ROOT="${KEP_KUBE_ROOT:-${OUTPUT}/${KUBE_TREE}}"
-# KEP_PATCHES lets hack/test-harness.sh work on a copy of the series.
+# KEP_PATCHES lets hack/test-checkout-export.sh work on a copy of the series.
 PATCHES="${KEP_PATCHES:-$(realpath -m "${RELEASE}/${PATCHES_DIR}")}"
 # The tree and the series as messages name them.
 TREE=${KUBE_ROOT#"${ROOT}/"}
@@ -282,3 +284,11 @@ export GOTOOLCHAIN="${KUBE_GOTOOLCHAIN}" FORCE_HOST_GO=1
 GOCACHE=$(go env GOCACHE)
 GOMODCACHE=$(go env GOMODCACHE)
 export GOCACHE GOMODCACHE
+
+# The helpers of the control plane, the node, its e2e runs, the side-by-side
+# runs and upstream's generators.
+for lib in control-plane node e2e sidebyside generated; do
+  # shellcheck source=/dev/null
+  source "${ROOT}/hack/lib/${lib}.sh"
+done
+unset lib

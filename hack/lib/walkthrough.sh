@@ -1,4 +1,4 @@
-# Helpers for the walkthroughs of make run (hack/walkthrough*.sh): they print
+# Helpers for the walkthroughs of make run (hack/walkthrough-*.sh): they print
 # each kubectl command the way a user would type it, then run it. Source it;
 # do not run it. KUBECTL is the kubectl to run.
 

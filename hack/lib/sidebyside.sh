@@ -1,6 +1,6 @@
 # Helpers for running project code in the patched tree and in the base tree
-# side by side (make test-differential, make test-fuzz, make bench). Source it
-# after hack/lib.sh.
+# side by side (make test-differential, make test-fuzz, make bench).
+# hack/lib/init.sh sources it.
 #
 # The project's programs are compiled into each tree's packages with
 # go test -overlay, which adds files to a package without touching the tree.
@@ -24,27 +24,47 @@ ensure_base_tree() {
   new_worktree "${BASE_ROOT}" "${base}"
 }
 
+# side_by_side NAME prepares a run in both trees: it makes sure the patched
+# tree (as it is) and the base tree exist, and sets work to the run's
+# directory, _output/NAME.
+side_by_side() {
+  ensure_checkout
+  ensure_base_tree
+  work="${OUTPUT}/$1"
+  mkdir -p "${work}"
+}
+
+# tree_root TREE prints the root of the patched or the base tree.
+tree_root() {
+  if [[ "$1" == base ]]; then echo "${BASE_ROOT}"; else echo "${KUBE_ROOT}"; fi
+}
+
 # write_overlay FILE TREE DEST=SRC... writes a go -overlay file that adds each
-# project file SRC (relative to SIDEBYSIDE) to TREE as DEST (relative to TREE).
+# project file SRC (relative to SIDEBYSIDE, or absolute) to TREE as DEST
+# (relative to TREE).
 write_overlay() {
-  local file=$1 tree=$2 sep=""
+  local file=$1 tree=$2 sep="" pair src
   shift 2
   {
     printf '{"Replace":{'
     for pair in "$@"; do
-      printf '%s\n  "%s/%s": "%s/%s"' "${sep}" "${tree}" "${pair%%=*}" "${SIDEBYSIDE}" "${pair#*=}"
+      src=${pair#*=}
+      [[ "${src}" == /* ]] || src="${SIDEBYSIDE}/${src}"
+      printf '%s\n  "%s/%s": "%s"' "${sep}" "${tree}" "${pair%%=*}" "${src}"
       sep=","
     done
     printf '\n}}\n'
   } >"${file}"
 }
 
-# The files that the differential test, the fuzz target and the benchmarks
-# add to pkg/apis/core/validation, and the bridge to Pod Security's
-# unexported isSignificantPodUpdate.
+# The files that the differential test adds to pkg/apis/core/validation:
+# the corpus, the test, the records it writes (the project's own
+# definition, which cmd/differential reads), and the bridge to Pod
+# Security's unexported isSignificantPodUpdate.
 VALIDATION_PKG=pkg/apis/core/validation
 VALIDATION_OVERLAY=(
   "${VALIDATION_PKG}/zz_kep_corpus_test.go=validation_corpus_test.go"
   "${VALIDATION_PKG}/zz_kep_differential_test.go=validation_differential_test.go"
+  "${VALIDATION_PKG}/internal/kepdiff/record.go=${ROOT}/internal/differential/record/record.go"
   "staging/src/k8s.io/pod-security-admission/admission/zz_kep_significant.go=psa_significant.go"
 )

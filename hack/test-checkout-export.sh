@@ -15,7 +15,7 @@
 # - make port carries a change of the 1.37 series into the 1.38 series, and
 #   stops, writing nothing, where the bases differ.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 [[ -d "${KUBE_ROOT}/.git" ]] || die "${KUBE_ROOT} does not exist. Run 'make checkout' first."
 work=$(mktemp -d "${OUTPUT}/harness.XXXXXX")
@@ -77,7 +77,7 @@ cp -R "${work}/before" "${KEP_PATCHES}"
 check "checkout after patches/ gained a patch (git pull) succeeds" checkout
 check "and applies it" head_is "$(git -C "${KUBE_ROOT}" log -1 --format=%s)"
 
-ensure() { (source "${ROOT}/hack/lib.sh" && ensure_checkout) >"${work}/out" 2>&1; }
+ensure() { (source "${ROOT}/hack/lib/init.sh" && ensure_checkout) >"${work}/out" 2>&1; }
 said() { grep -q "$1" "${work}/out"; }
 count_patches() { find "${KEP_PATCHES}" -name '*.patch' | wc -l; }
 synced_head=$(git -C "${s}" rev-parse HEAD)

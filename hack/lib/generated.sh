@@ -1,6 +1,6 @@
 # Helpers for running upstream's generators (hack/update-codegen.sh,
 # hack/update-openapi-spec.sh) in an upstream tree rebuilt from module zips.
-# Source it after lib.sh; do not run it.
+# hack/lib/init.sh sources it.
 #
 # Upstream runs these scripts in a git clone. A tree rebuilt from module zips
 # differs in ways that stop them before they generate anything; the stand-ins

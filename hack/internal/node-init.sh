@@ -5,8 +5,7 @@
 # descends from it. Killing it ends them all, and with them the namespaces'
 # mounts and network devices: that is how hack/node-down.sh tears down.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-source "${ROOT}/hack/lib-node.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
 
 LOGS="${NODE_STATE}/logs"
 CERTS="${NODE_STATE}/certs"
@@ -44,22 +43,14 @@ start() {
 kube_apiserver() {
   local name=$1 port=$2 gate=$3
   shift 3
-  local gates=(--feature-gates "MutableContainerProbes=${gate}")
-  [[ "${KEP_NODE_BASE:-0}" != 1 ]] || gates=()
-  start "${name}" "${NODE_KUBE_BIN}/kube-apiserver" --etcd-servers http://127.0.0.1:2379 \
-    --advertise-address "${NODE_IP}" --secure-port "${port}" \
-    --tls-cert-file "${CERTS}/apiserver.crt" --tls-private-key-file "${CERTS}/apiserver.key" \
-    --client-ca-file "${CERTS}/ca.crt" --token-auth-file "${CERTS}/tokens.csv" \
-    --authorization-mode RBAC --service-cluster-ip-range "${SERVICE_CIDR}" \
-    --service-account-issuer https://kubernetes.default.svc.cluster.local \
-    --service-account-key-file "${CERTS}/sa.pub" --service-account-signing-key-file "${CERTS}/sa.key" \
-    --kubelet-preferred-address-types InternalIP "${gates[@]}" "$@"
+  [[ "${KEP_NODE_BASE:-0}" != 1 ]] || gate=""
+  apiserver_flags "${CERTS}" 2379 "${port}" "${gate}"
+  start "${name}" "${NODE_KUBE_BIN}/kube-apiserver" "${APISERVER_FLAGS[@]}" \
+    --advertise-address "${NODE_IP}" --kubelet-preferred-address-types InternalIP "$@"
 }
 
-start etcd "${OUTPUT}/bin/etcd" --name node --data-dir "${NODE_STATE}/etcd" \
-  --listen-client-urls http://127.0.0.1:2379 --advertise-client-urls http://127.0.0.1:2379 \
-  --listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
-  --initial-cluster node=http://127.0.0.1:2380
+etcd_flags node "${NODE_STATE}/etcd" 2379 2380
+start etcd "${OUTPUT}/bin/etcd" "${ETCD_FLAGS[@]}"
 
 # More flags for the API server, for example an audit policy (make test-docs).
 read -ra apiserver_args <<<"${KEP_NODE_APISERVER_ARGS:-}"

@@ -1,5 +1,5 @@
 # Shared settings and helpers for the single-node cluster (hack/node-*.sh).
-# Source it after hack/lib.sh; do not run it.
+# hack/lib/init.sh sources it.
 #
 # The node runs containerd, runc and the CNI bridge plugin from the Go module
 # proxy, and etcd, kube-apiserver, kube-controller-manager, kube-scheduler
@@ -33,7 +33,6 @@ NODE_API_PORT="${KEP_API_PORT:-6443}"
 NODE_BRIDGE=kep0
 NODE_IP=10.88.0.1
 POD_CIDR=10.88.0.0/24
-SERVICE_CIDR=10.96.0.0/24
 
 # The images the tests and the walkthrough use; both are built from the
 # project (test/images) and imported into containerd, never pulled.
@@ -170,7 +169,6 @@ busybox_rootfs() {
 # build_base_binaries builds the node's Kubernetes components from the
 # unpatched base tree into NODE_DIR/base-bin.
 build_base_binaries() {
-  source "${ROOT}/hack/lib-sidebyside.sh"
   ensure_base_tree
   mkdir -p "${NODE_DIR}/base-bin"
   local target

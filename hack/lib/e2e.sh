@@ -1,6 +1,5 @@
 # Helpers for running the tree's own e2e specs on the node (make test-node,
-# make test-upstream-e2e). Source it after hack/lib.sh and hack/lib-node.sh;
-# do not run it.
+# make test-upstream-e2e). hack/lib/init.sh sources it.
 #
 # The e2e binary registers only test/e2e/common/node: test/upstream-e2e/
 # testdata/e2e_test.go, added to the tree with go test -overlay, does what
