@@ -41,7 +41,8 @@ tree_root() {
 
 # write_overlay FILE TREE DEST=SRC... writes a go -overlay file that adds each
 # project file SRC (relative to SIDEBYSIDE, or absolute) to TREE as DEST
-# (relative to TREE).
+# (relative to TREE). It creates the directory of a DEST in a new package:
+# go vet runs in it. git does not see an empty directory.
 write_overlay() {
   local file=$1 tree=$2 sep="" pair src
   shift 2
@@ -50,6 +51,7 @@ write_overlay() {
     for pair in "$@"; do
       src=${pair#*=}
       [[ "${src}" == /* ]] || src="${SIDEBYSIDE}/${src}"
+      mkdir -p "$(dirname "${tree}/${pair%%=*}")"
       printf '%s\n  "%s/%s": "%s"' "${sep}" "${tree}" "${pair%%=*}" "${src}"
       sep=","
     done
