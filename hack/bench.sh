@@ -86,6 +86,12 @@ report="${ROOT}/docs/benchmarks.md"
   echo "- trees: ${KUBE_VERSION} and ${KUBE_VERSION} plus the $(patch_files | wc -l) patches of ${SERIES}/ (git tree $(series_tree "${PATCHES}" | cut -c1-12))"
   echo "- rounds: ${rounds} of ${benchtime} (ValidatePodUpdate), ${prober_rounds} (prober), interleaved"
   echo
+  echo "How to read it: the budgets below are what \`make bench\` checks. The gate-on"
+  echo "benchmarks run only in the patched tree, which alone has the option. The"
+  echo "base tree ignores a probe change of a running Pod, so \`KEPRapidUpdates\`'"
+  echo "time compares applying 1,000 changes with doing nothing; only its"
+  echo "goroutines and workers, which must not grow, compare like with like."
+  echo
   echo "## benchstat"
   echo
   echo '```'
