@@ -30,6 +30,7 @@ for tree in base patched; do
   write_overlay "${work}/${tree}.overlay.json" "${root}" \
     "${VALIDATION_PKG}/zz_kep_corpus_test.go=validation_corpus_test.go" \
     "${VALIDATION_PKG}/zz_kep_bench_test.go=validation_bench_test.go" \
+    "staging/src/k8s.io/pod-security-admission/admission/zz_kep_significant.go=psa_significant.go" \
     "${PROBER_PKG}/zz_kep_bench_test.go=prober_bench_test.go"
   log "bench: building the test binaries of the ${tree} tree"
   (cd "${root}" &&
@@ -63,8 +64,8 @@ interleaved() {
 }
 
 start=${SECONDS}
-log "bench: ValidatePodUpdate, ${rounds} rounds of ${benchtime}"
-interleaved "${rounds}" "${VALIDATION_PKG}" '^BenchmarkKEPValidatePodUpdate$' -test.benchtime "${benchtime}"
+log "bench: ValidatePodUpdate and Pod Security, ${rounds} rounds of ${benchtime}"
+interleaved "${rounds}" "${VALIDATION_PKG}" '^BenchmarkKEP(ValidatePodUpdate|IsSignificantPodUpdate)$' -test.benchtime "${benchtime}"
 log "bench: prober, ${prober_rounds} rounds"
 interleaved "${prober_rounds}" "${PROBER_PKG}" '^BenchmarkKEP(AddPodNoChange|RapidUpdates)$'
 log "bench: done in $((SECONDS - start))s"

@@ -156,6 +156,13 @@ func Check(base, patched Samples) ([]Result, error) {
 		patched["KEPValidatePodUpdate/gate=on/update=image"][CPUTime], 1.10); err != nil {
 		return nil, err
 	}
+	// Pod Security asks whether an update is significant on every Pod update in a namespace
+	// with a policy; most updates are not, and the check compares every probe to say so.
+	if err := ratio("Pod Security, patched: isSignificantPodUpdate of a label update/ValidatePodUpdate of an image update CPU time ≤ 0.05",
+		patched["KEPIsSignificantPodUpdate"][CPUTime],
+		patched["KEPValidatePodUpdate/gate=off/update=image"][CPUTime], 0.05); err != nil {
+		return nil, err
+	}
 	if err := allocs("prober AddPod, no change, 10 containers x 3 probes: patched allocs/op ≤ base", "KEPAddPodNoChange", false); err != nil {
 		return nil, err
 	}

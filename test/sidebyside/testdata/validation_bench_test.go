@@ -16,7 +16,8 @@ limitations under the License.
 
 // This file is not part of Kubernetes: the KEP-6318 project compiles it into
 // pkg/apis/core/validation of the patched tree and of the base tree with
-// go test -overlay (make bench).
+// go test -overlay (make bench), with psa_significant.go in
+// k8s.io/pod-security-admission/admission.
 
 package validation_test
 
@@ -24,9 +25,12 @@ import (
 	"syscall"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	podutil "k8s.io/kubernetes/pkg/api/pod"
 	"k8s.io/kubernetes/pkg/apis/core"
+	corev1conversion "k8s.io/kubernetes/pkg/apis/core/v1"
 	"k8s.io/kubernetes/pkg/apis/core/validation"
+	podsecurityadmission "k8s.io/pod-security-admission/admission"
 )
 
 // kepCPUTime is the CPU time the process has used, in nanoseconds. Unlike
@@ -92,4 +96,39 @@ func BenchmarkKEPValidatePodUpdate(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkKEPIsSignificantPodUpdate measures Pod Security's check of
+// whether a Pod update needs the policy evaluated again, on the Pod of
+// BenchmarkKEPValidatePodUpdate, for an update of a label only: the check
+// compares every container and finds no difference, its longest answer.
+// The patched tree compares each container's three probes too.
+func BenchmarkKEPIsSignificantPodUpdate(b *testing.B) {
+	old := kepTemplates[1]()
+	kepBound(old)
+	label := old.DeepCopy()
+	label.ResourceVersion = "2"
+	label.Labels = map[string]string{"kep-6318": "bench"}
+	// Each from its own copy, as the API server decodes a request: the
+	// probes of the two Pods are equal, not the same objects.
+	var oldV1, newV1 corev1.Pod
+	if err := corev1conversion.Convert_core_Pod_To_v1_Pod(old, &oldV1, nil); err != nil {
+		b.Fatal(err)
+	}
+	if err := corev1conversion.Convert_core_Pod_To_v1_Pod(label, &newV1, nil); err != nil {
+		b.Fatal(err)
+	}
+	if oldV1.Spec.Containers[0].LivenessProbe == nil || oldV1.Spec.Containers[0].LivenessProbe == newV1.Spec.Containers[0].LivenessProbe {
+		b.Fatal("the Pods must have probes, in memory of their own")
+	}
+	if podsecurityadmission.KEPIsSignificantPodUpdate(&newV1, &oldV1) {
+		b.Fatal("a label update is significant")
+	}
+	b.ReportAllocs()
+	start, n := kepCPUTime(b), 0
+	for b.Loop() {
+		podsecurityadmission.KEPIsSignificantPodUpdate(&newV1, &oldV1)
+		n++
+	}
+	b.ReportMetric(float64(kepCPUTime(b)-start)/float64(n), "cpu-ns/op")
 }
