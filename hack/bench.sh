@@ -66,6 +66,8 @@ interleaved() {
 start=${SECONDS}
 log "bench: ValidatePodUpdate and Pod Security, ${rounds} rounds of ${benchtime}"
 interleaved "${rounds}" "${VALIDATION_PKG}" '^BenchmarkKEP(ValidatePodUpdate|IsSignificantPodUpdate)$' -test.benchtime "${benchtime}"
+log "bench: the probe loop, ${rounds} rounds of ${benchtime}"
+interleaved "${rounds}" "${PROBER_PKG}" '^BenchmarkKEPDoProbe$' -test.benchtime "${benchtime}"
 log "bench: prober, ${prober_rounds} rounds"
 interleaved "${prober_rounds}" "${PROBER_PKG}" '^BenchmarkKEP(AddPodNoChange|RapidUpdates)$'
 log "bench: done in $((SECONDS - start))s"

@@ -6,7 +6,8 @@
 # in hack/lib/node.sh.
 #   - gate on: the feature's e2e specs of the series
 #     (test/e2e/common/node/container_probe_mutable.go), built and run as
-#     make test-upstream-e2e does (hack/lib/e2e.sh);
+#     make test-upstream-e2e does (hack/lib/e2e.sh), then the project's tests
+#     that restart the kubelet (test/node), one after another;
 #   - gate off on the kubelet, on in the API server: the project's test of
 #     the version skew (test/node), which needs a node set up so.
 #
@@ -53,6 +54,7 @@ suite() {
       rc=$?
       grep -E '^\s*\[FAIL\]|^Ran [0-9]+ of' "${E2E_DIR}/feature.log" >&2 || true
     }
+    project_tests "${gate}" "${KEP_NODE_RUN:-.}" || rc=$?
   else
     project_tests "${gate}" "${KEP_NODE_RUN:-.}" || rc=$?
   fi

@@ -73,9 +73,8 @@ start containerd containerd --config "${CONF}/containerd.toml"
 # The kubelet exits when the runtime does not answer at once.
 poll 60 test -S /run/containerd/containerd.sock || true
 
-start kubelet "${NODE_KUBE_BIN}/kubelet" --config "${CONF}/kubelet.yaml" \
-  --kubeconfig "${CONF}/admin.kubeconfig" --hostname-override "${NODE_NAME}" \
-  --node-ip "${NODE_IP}" --v 2
+kubelet_command
+start kubelet "${KUBELET_COMMAND[@]}"
 
 # PID 1 stays to reap orphans (shims re-parent to it) until it is killed.
 while true; do

@@ -50,6 +50,14 @@ else
   NODE_KUBE_BIN="${BIN}"
 fi
 
+# kubelet_command sets KUBELET_COMMAND to the node's kubelet and its flags.
+kubelet_command() {
+  local conf="${NODE_STATE}/conf"
+  KUBELET_COMMAND=("${NODE_KUBE_BIN}/kubelet" --config "${conf}/kubelet.yaml"
+    --kubeconfig "${conf}/admin.kubeconfig" --hostname-override "${NODE_NAME}"
+    --node-ip "${NODE_IP}" --v 2)
+}
+
 # node_missing prints, one per line, what this machine lacks to run a node.
 # Nothing printed means it has everything.
 node_missing() {

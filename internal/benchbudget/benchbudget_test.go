@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func bench(offNs, offAllocs, onImage, onProbe, significant, addAllocs, goroutines float64) string {
+func bench(offNs, offAllocs, onImage, onProbe, significant, addAllocs, goroutines, doProbeNs, doProbeAllocs float64) string {
 	var b strings.Builder
 	for _, update := range []string{"image", "probe"} {
 		fmt.Fprintf(&b, "BenchmarkKEPValidatePodUpdate/gate=off/update=%s-2   1000  9 ns/op  %g cpu-ns/op  100 B/op  %g allocs/op\n", update, offNs, offAllocs)
@@ -16,6 +16,7 @@ func bench(offNs, offAllocs, onImage, onProbe, significant, addAllocs, goroutine
 	fmt.Fprintf(&b, "BenchmarkKEPIsSignificantPodUpdate-2   1000  9 ns/op  %g cpu-ns/op  0 B/op  0 allocs/op\n", significant)
 	fmt.Fprintf(&b, "BenchmarkKEPAddPodNoChange-2   1000  50 ns/op  0 B/op  %g allocs/op\n", addAllocs)
 	fmt.Fprintf(&b, "BenchmarkKEPRapidUpdates-2   10  5000 ns/op  %g goroutines  3 workers\n", goroutines)
+	fmt.Fprintf(&b, "BenchmarkKEPDoProbe-2   1000  9 ns/op  %g cpu-ns/op  100 B/op  %g allocs/op\n", doProbeNs, doProbeAllocs)
 	return b.String()
 }
 
@@ -47,32 +48,38 @@ func broken(res []Result) []string {
 }
 
 func TestCheck(t *testing.T) {
-	base := bench(1000, 10, 0, 0, 1, 0, 3)
+	base := bench(1000, 10, 0, 0, 1, 0, 3, 1000, 5)
 	for _, tc := range []struct {
 		name    string
 		patched string
 		broken  []string
 	}{
-		{"within", bench(1010, 10, 1000, 1090, 20, 0, 8), nil},
-		{"gate off slower", bench(1050, 10, 1000, 1000, 20, 0, 3), []string{
+		{"within", bench(1010, 10, 1000, 1090, 20, 0, 8, 1000, 5), nil},
+		{"gate off slower", bench(1050, 10, 1000, 1000, 20, 0, 3, 1000, 5), []string{
 			"ValidatePodUpdate, gate off, image update: patched/base CPU time ≤ 1.02: 2.9% over 1.02",
 			"ValidatePodUpdate, gate off, probe update: patched/base CPU time ≤ 1.02: 2.9% over 1.02",
 		}},
-		{"gate off allocates", bench(1000, 11, 1000, 1000, 20, 0, 3), []string{
+		{"gate off allocates", bench(1000, 11, 1000, 1000, 20, 0, 3, 1000, 5), []string{
 			"ValidatePodUpdate, gate off, image update: patched allocs/op = base: +1 allocs/op",
 			"ValidatePodUpdate, gate off, probe update: patched allocs/op = base: +1 allocs/op",
 		}},
-		{"probe update slower", bench(1000, 10, 1000, 1210, 20, 0, 3), []string{
+		{"probe update slower", bench(1000, 10, 1000, 1210, 20, 0, 3, 1000, 5), []string{
 			"ValidatePodUpdate, gate on, patched: probe-only/image-only update CPU time ≤ 1.10: 10.0% over 1.10",
 		}},
-		{"Pod Security's check slower", bench(1000, 10, 1000, 1000, 60, 0, 3), []string{
+		{"Pod Security's check slower", bench(1000, 10, 1000, 1000, 60, 0, 3, 1000, 5), []string{
 			"Pod Security, patched: isSignificantPodUpdate of a label update/ValidatePodUpdate of an image update CPU time ≤ 0.05: 20.0% over 0.05",
 		}},
-		{"AddPod allocates", bench(1000, 10, 1000, 1000, 20, 2, 3), []string{
+		{"AddPod allocates", bench(1000, 10, 1000, 1000, 20, 2, 3, 1000, 5), []string{
 			"prober AddPod, no change, 10 containers x 3 probes: patched allocs/op ≤ base: +2 allocs/op",
 		}},
-		{"goroutines", bench(1000, 10, 1000, 1000, 20, 0, 1003), []string{
+		{"goroutines", bench(1000, 10, 1000, 1000, 20, 0, 1003, 1000, 5), []string{
 			"prober, 1,000 rapid updates against blocked probes: goroutines ≤ 8: 995 goroutines over",
+		}},
+		{"doProbe slower", bench(1000, 10, 1000, 1000, 20, 0, 3, 1100, 5), []string{
+			"prober doProbe, gate off: patched/base CPU time ≤ 1.05: 4.8% over 1.05",
+		}},
+		{"doProbe allocates", bench(1000, 10, 1000, 1000, 20, 0, 3, 1000, 6), []string{
+			"prober doProbe, gate off: patched allocs/op = base: +1 allocs/op",
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -213,33 +213,34 @@ func kubeletCPU(t *testing.T) time.Duration {
 	return 0
 }
 
-// TestMeasureProbeChangeBurst changes the three probes of both containers of
-// 30 Pods in one burst of PATCHes, and compares the kubelet's CPU time with
-// the same burst of image-free no-op updates (a label).
+// TestMeasureProbeChangeBurst fills the node with Pods (110, the kubelet's
+// default maxPods), then changes the three probes of each in one burst of
+// PATCHes: readiness and liveness get new handlers, startup a new period. It
+// reports when the last new handler first reached its container and when the
+// kubelet had reported every new generation, and compares the kubelet's CPU
+// time with the same burst of no-op updates (a label).
 func TestMeasureProbeChangeBurst(t *testing.T) {
 	measuring(t)
 	f := newFramework(t)
-	const pods = 30
-	const window = 20 * time.Second
-	container := func(name string, port int32) v1.Container {
-		c := targetContainer(name, port)
-		c.StartupProbe = httpProbe("/startz", port)
-		c.ReadinessProbe = httpProbe("/readyz", port)
-		c.LivenessProbe = httpProbe("/livez", port)
-		for _, p := range []*v1.Probe{c.StartupProbe, c.ReadinessProbe, c.LivenessProbe} {
-			p.PeriodSeconds, p.FailureThreshold = 10, 3
-		}
-		return c
+	const pods = 110
+	const window = 30 * time.Second
+	const port = 8080
+	c := targetContainer("app", port)
+	c.StartupProbe = httpProbe("/startz", port)
+	c.ReadinessProbe = httpProbe("/readyz", port)
+	c.LivenessProbe = httpProbe("/livez", port)
+	for _, p := range []*v1.Probe{c.StartupProbe, c.ReadinessProbe, c.LivenessProbe} {
+		p.PeriodSeconds, p.FailureThreshold = 30, 3
 	}
 	names := make([]string, pods)
 	for i := range names {
-		names[i] = fmt.Sprintf("burst-%02d", i)
-		f.create(newPod(names[i], container("a", 8080), container("b", 8081)))
+		names[i] = fmt.Sprintf("burst-%03d", i)
+		f.create(newPod(names[i], c))
 	}
 	ids := map[string]string{}
 	for _, name := range names {
-		p := f.waitFor(name, "both containers Ready", func(p *v1.Pod) bool { return ready(p, "a") && ready(p, "b") })
-		ids[name] = containerID(p, "a") + containerID(p, "b")
+		p := f.waitFor(name, "app Ready", func(p *v1.Pod) bool { return ready(p, "app") })
+		ids[name] = containerID(p, "app")
 	}
 
 	// burst sends patch to every Pod at once and returns when it started.
@@ -269,29 +270,63 @@ func TestMeasureProbeChangeBurst(t *testing.T) {
 	noop := kubeletCPU(t) - cpu
 
 	cpu = kubeletCPU(t)
-	start = burst(`{"spec":{"containers":[` +
-		`{"name":"a","startupProbe":{"periodSeconds":5},"readinessProbe":{"httpGet":{"path":"/readyz?burst"}},"livenessProbe":{"timeoutSeconds":2}},` +
-		`{"name":"b","startupProbe":{"periodSeconds":5},"readinessProbe":{"httpGet":{"path":"/readyz?burst"}},"livenessProbe":{"timeoutSeconds":2}}]}}`)
+	start = burst(`{"spec":{"containers":[{"name":"app","startupProbe":{"periodSeconds":20},` +
+		`"readinessProbe":{"httpGet":{"path":"/readyz?burst"}},"livenessProbe":{"httpGet":{"path":"/livez?burst"}}}]}}`)
+	var lastArrival time.Time
+	for _, name := range names {
+		for _, uri := range []string{"/readyz?burst", "/livez?burst"} {
+			if at := f.firstArrival(name, port, uri, start); at.After(lastArrival) {
+				lastArrival = at
+			}
+		}
+	}
 	for _, name := range names {
 		f.waitApplied(name)
 	}
-	last := time.Now()
+	observed := time.Now()
 	time.Sleep(window - time.Since(start)) // the same window as the no-op burst
 	changed := kubeletCPU(t) - cpu
 
 	for _, name := range names {
 		p := f.get(name)
-		if containerID(p, "a")+containerID(p, "b") != ids[name] || restarts(p, "a")+restarts(p, "b") != 0 {
-			t.Errorf("the burst restarted a container: %s", describe(p))
-		}
-		for _, c := range []string{"a", "b"} {
-			if !ready(p, c) {
-				t.Errorf("%s/%s is not Ready after the burst: %s", name, c, describe(p))
-			}
+		if containerID(p, "app") != ids[name] || restarts(p, "app") != 0 || !ready(p, "app") {
+			t.Errorf("the burst restarted a container or made it unready: %s", describe(p))
 		}
 	}
-	f.t.Logf("measure: %d Pods x 2 containers x 3 probes changed in one burst: every change applied %s after the burst started",
-		pods, last.Sub(start).Round(time.Millisecond))
+	f.t.Logf("measure: %d Pods x 3 probes changed in one burst: the last new handler reached its container %s after the burst started; every generation observed %s after it (polled one Pod at a time)",
+		pods, lastArrival.Sub(start).Round(time.Millisecond), observed.Sub(start).Round(time.Millisecond))
 	f.t.Logf("measure: kubelet CPU in the %s after the burst: %s for the probe changes, %s for the same burst of no-op label updates",
 		window, changed, noop)
+}
+
+// TestMeasureProbeChangeAfterKubeletRestart measures a liveness timeoutSeconds
+// change made right after a kubelet restart, while the worker waits for its
+// first probe: a kubelet that starts spreads each worker's first probe over a
+// random part of its period, here 60s. The readiness probe runs every second:
+// its first request after the restart shows that the kubelet has started the
+// Pod's workers, before the change is sent.
+func TestMeasureProbeChangeAfterKubeletRestart(t *testing.T) {
+	measuring(t)
+	f := newFramework(t)
+	const port = 8080
+	app := targetContainer("app", port)
+	app.ReadinessProbe = httpProbe("/readyz", port)
+	app.LivenessProbe = httpProbe("/livez?timeout", port)
+	app.LivenessProbe.PeriodSeconds = 60
+	app.LivenessProbe.FailureThreshold = 3
+	f.create(newPod("restart", app))
+	appID := containerID(f.waitFor("restart", "app Ready", func(p *v1.Pod) bool { return ready(p, "app") }), "app")
+
+	var latencies []time.Duration
+	for i := 1; i <= max(trials()/4, 2); i++ {
+		restarted := restartKubelet(t, "")
+		f.firstArrival("restart", port, "/readyz", restarted)
+		sent := time.Now()
+		f.patch("restart", fmt.Sprintf(`{"spec":{"containers":[{"name":"app","livenessProbe":{"timeoutSeconds":%d}}]}}`, 1+i%2))
+		latencies = append(latencies, f.firstArrival("restart", port, "/livez?timeout", sent).Sub(sent))
+	}
+	f.report("idle Pod right after a kubelet restart: liveness timeoutSeconds change", latencies)
+	if pod := f.get("restart"); containerID(pod, "app") != appID || restarts(pod, "app") != 0 {
+		t.Errorf("the kubelet restarts or the probe changes restarted the app container: %s", describe(pod))
+	}
 }

@@ -1,0 +1,173 @@
+//go:build node
+
+package node
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// restartKubelet restarts the node's kubelet with hack/node-restart-kubelet.sh,
+// with MutableContainerProbes set to gate unless it is empty, and returns when
+// the new kubelet answers. The containers keep running.
+func restartKubelet(t *testing.T, gate string) time.Time {
+	t.Helper()
+	args := []string{}
+	if gate != "" {
+		args = append(args, gate)
+	}
+	out, err := exec.Command(filepath.Join("..", "..", "hack", "node-restart-kubelet.sh"), args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("restarting the kubelet: %v\n%s", err, out)
+	}
+	return time.Now()
+}
+
+// startedBefore waits until the container has run for d.
+func (f *framework) startedBefore(name, container string, d time.Duration) {
+	f.t.Helper()
+	pod := f.get(name)
+	s := containerStatus(pod, container)
+	if s == nil || s.State.Running == nil {
+		f.t.Fatalf("container %s of %s does not run: %s", container, name, describe(pod))
+	}
+	time.Sleep(time.Until(s.State.Running.StartedAt.Add(d))) // waits for the container's age, not for an event
+}
+
+// TestKubeletRestartReadinessAdded adds a readiness probe that fails to a
+// container that ran before the kubelet restarted: the container is not Ready
+// from the update on. The kubelet keeps the Ready state of the containers it
+// finds when it starts until their readiness probes fail; a probe added by an
+// update is new to the container and must not take that path.
+func TestKubeletRestartReadinessAdded(t *testing.T) {
+	if !kubeletGate() {
+		t.Skip("the kubelet runs with MutableContainerProbes off")
+	}
+	f := newFramework(t)
+	f.create(newPod("restart", targetContainer(app, port, "READYZ=fail")))
+	f.waitFor("restart", "app Ready", func(p *v1.Pod) bool { return ready(p, app) })
+	// The kubelet treats a container as older than itself when it started
+	// more than 10s before the kubelet did.
+	f.startedBefore("restart", app, 15*time.Second)
+	restartKubelet(t, "")
+	id := containerID(f.get("restart"), app)
+
+	_, sent := f.patch("restart", fmt.Sprintf(`{"spec":{"containers":[{"name":"app","readinessProbe":{"httpGet":{"path":"/readyz","port":%d},"periodSeconds":10,"failureThreshold":3}}]}}`, port))
+	// The first attempt fails at once, the third 20s later. Not Ready must
+	// come with the update, not with the third failure.
+	var last *v1.Pod
+	err := wait.PollUntilContextTimeout(f.ctx, 100*time.Millisecond, 8*time.Second, true, func(ctx context.Context) (bool, error) {
+		pod, err := f.client.CoreV1().Pods(f.ns).Get(ctx, "restart", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		last = pod
+		return !ready(pod, app), nil
+	})
+	if err != nil {
+		t.Fatalf("the container is still Ready %s after a failing readiness probe was added: %v\n%s", time.Since(sent).Round(time.Second), err, describe(last))
+	}
+	f.holds("restart", "not Ready, the same container", 5*time.Second, func(p *v1.Pod) bool {
+		return !ready(p, app) && sameContainer(app, id, 0)(p)
+	})
+}
+
+// TestKubeletRestartGateFlip restarts the kubelet with the gate off, then on
+// again, on a node whose Pod had its probes changed: each time, the kubelet
+// runs the Pod's current probes, and restarts no container.
+func TestKubeletRestartGateFlip(t *testing.T) {
+	if !kubeletGate() {
+		t.Skip("the kubelet runs with MutableContainerProbes off")
+	}
+	t.Cleanup(func() { restartKubelet(t, "true") })
+	f := newFramework(t)
+	c := targetContainer(app, port)
+	c.ReadinessProbe = httpProbe("/readyz?v=1", port)
+	c.LivenessProbe = httpProbe("/livez?v=1", port)
+	f.create(newPod("flip", c))
+	pod := f.waitFor("flip", "app Ready", func(p *v1.Pod) bool { return ready(p, app) })
+	id := containerID(pod, app)
+
+	f.patch("flip", `{"spec":{"containers":[{"name":"app","readinessProbe":{"httpGet":{"path":"/readyz?v=2"}},"livenessProbe":{"httpGet":{"path":"/livez?v=2"}}}]}}`)
+	f.waitApplied("flip")
+
+	for _, gate := range []string{"false", "true"} {
+		restarted := restartKubelet(t, gate)
+		for _, uri := range []string{"/readyz?v=2", "/livez?v=2"} {
+			f.firstArrival("flip", port, uri, restarted)
+		}
+		f.holds("flip", "the same Ready container", 3*time.Second, func(p *v1.Pod) bool {
+			return ready(p, app) && sameContainer(app, id, 0)(p)
+		})
+		for _, uri := range []string{"/readyz?v=1", "/livez?v=1"} {
+			for _, at := range f.arrivals("flip", port)[uri] {
+				if at.After(restarted) {
+					t.Errorf("with MutableContainerProbes=%s after the restart, the kubelet ran the probe of the first generation (%s)", gate, uri)
+				}
+			}
+		}
+	}
+}
+
+// TestProbeChangeEventBudget changes the three probes of a container ten
+// times, then makes its liveness probe fail: the kubelet records one
+// ContainerProbeChanged event per update, and the Killing event of the
+// restart that follows is still recorded. The kubelet's recorder drops a
+// Pod's events after 25 of a type (then allows one every five minutes).
+func TestProbeChangeEventBudget(t *testing.T) {
+	if !kubeletGate() {
+		t.Skip("the kubelet runs with MutableContainerProbes off")
+	}
+	f := newFramework(t)
+	c := targetContainer(app, port)
+	c.StartupProbe = httpProbe("/startz", port)
+	c.ReadinessProbe = httpProbe("/readyz", port)
+	c.LivenessProbe = httpProbe("/livez", port)
+	f.create(newPod("budget", c))
+	f.waitFor("budget", "app Ready", func(p *v1.Pod) bool { return ready(p, app) })
+
+	const updates = 10
+	for i := 1; i <= updates; i++ {
+		f.patch("budget", fmt.Sprintf(`{"spec":{"containers":[{"name":"app",`+
+			`"startupProbe":{"httpGet":{"path":"/startz?n=%d"}},"readinessProbe":{"httpGet":{"path":"/readyz?n=%d"}},"livenessProbe":{"httpGet":{"path":"/livez?n=%d"}}}]}}`, i, i, i))
+		f.waitApplied("budget")
+	}
+	want := `Startup probe updated, readiness probe updated and liveness probe updated for container "app"`
+	var count int32
+	err := wait.PollUntilContextTimeout(f.ctx, 200*time.Millisecond, eventually, true, func(ctx context.Context) (bool, error) {
+		events, err := f.client.CoreV1().Events(f.ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=budget,reason=ContainerProbeChanged"})
+		if err != nil {
+			return false, err
+		}
+		count = 0
+		for _, e := range events.Items {
+			if e.Message != want {
+				return false, fmt.Errorf("event %q, want %q", e.Message, want)
+			}
+			count += e.Count
+		}
+		return count >= updates, nil
+	})
+	if err != nil || count != updates {
+		t.Fatalf("ContainerProbeChanged events: %d, want one per update (%d): %v", count, updates, err)
+	}
+
+	if _, err := f.app("budget", port, "POST", "mode", map[string]string{"livez": "fail"}); err != nil {
+		t.Fatal(err)
+	}
+	err = wait.PollUntilContextTimeout(f.ctx, 500*time.Millisecond, eventually, true, func(ctx context.Context) (bool, error) {
+		events, err := f.client.CoreV1().Events(f.ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=budget,reason=Killing"})
+		return err == nil && len(events.Items) > 0, err
+	})
+	if err != nil {
+		t.Fatalf("no Killing event after the liveness probe failed: %v\n%s", err, describe(f.get("budget")))
+	}
+}
