@@ -31,6 +31,21 @@ staging_modules() {
   sed -n 's#^[[:space:]]*\./staging/src/k8s\.io/\([a-z0-9-]*\)$#\1#p' "$1/go.work"
 }
 
+# standin_source MODULE prints the served module that cmd/standin makes the
+# stand-in of MODULE from, or fails if it knows no such module.
+standin_source() {
+  (cd "${ROOT}" && go run ./cmd/standin -module "$1" -source-module 2>/dev/null)
+}
+
+# standin MODULE DIR BASE writes the stand-in of MODULE into DIR, with the
+# requirements of BASE/go.mod, or fails if cmd/standin knows no such module.
+standin() {
+  local source
+  source=$(standin_source "$1") || return 1
+  log "writing a stand-in for $1 from ${source}"
+  (cd "${ROOT}" && go run ./cmd/standin -module "$1" -source "$(module_field Dir "${source}")" -gomod "$3/go.mod" -o "$2")
+}
+
 create_base() {
   local tmp src name dir
   tmp="${KUBE_ROOT}.tmp"
@@ -60,21 +75,34 @@ create_base() {
   done
   chmod -R u+w "${tmp}/staging"
 
-  # A module that the proxy does not serve is dropped from the workspace.
-  # One that go.mod requires becomes an empty stand-in instead, so that the
-  # workspace resolves: only the packages that import it cannot build.
-  local standins=() dropped=()
+  # A staging module that the proxy does not serve is dropped from the
+  # workspace, unless go.mod requires it: then it becomes a stand-in, made
+  # from the served module of the previous release that it was made of
+  # upstream (cmd/standin), or empty when no such module is known, so that
+  # the workspace resolves and only the packages that import it cannot build.
+  # STANDIN_DEPENDENCIES are other modules that go.mod requires at a version
+  # the proxy does not serve: their stand-ins join the workspace under
+  # standins/.
+  local standins=() dropped=() name dir
   for name in ${STAGING_UNSERVED}; do
-    if grep -q "^[[:space:]]*k8s\.io/${name} v" "${tmp}/go.mod"; then
-      standins+=("${name}")
-      mkdir -p "${tmp}/staging/src/k8s.io/${name}"
-      printf 'module k8s.io/%s\n\n%s\n' "${name}" "$(grep -m1 '^go ' "${tmp}/go.mod")" \
-        >"${tmp}/staging/src/k8s.io/${name}/go.mod"
-      continue
+    dir="${tmp}/staging/src/k8s.io/${name}"
+    if ! grep -q "^[[:space:]]*k8s\.io/${name} v" "${tmp}/go.mod"; then
+      dropped+=("${name}")
+      sed -i "\#^[[:space:]]*\./staging/src/k8s\.io/${name}\$#d" "${tmp}/go.work"
+      sed -i "\#^[[:space:]]*k8s\.io/${name} => \./staging/src/k8s\.io/${name}\$#d" "${tmp}/go.mod"
+    elif standin "k8s.io/${name}" "${dir}" "${tmp}"; then
+      standins+=("k8s.io/${name} (from $(standin_source "k8s.io/${name}"))")
+    else
+      standins+=("k8s.io/${name} (empty)")
+      mkdir -p "${dir}"
+      printf 'module k8s.io/%s\n\n%s\n' "${name}" "$(grep -m1 '^go ' "${tmp}/go.mod")" >"${dir}/go.mod"
     fi
-    dropped+=("${name}")
-    sed -i "\#^[[:space:]]*\./staging/src/k8s\.io/${name}\$#d" "${tmp}/go.work"
-    sed -i "\#^[[:space:]]*k8s\.io/${name} => \./staging/src/k8s\.io/${name}\$#d" "${tmp}/go.mod"
+  done
+  for name in ${STANDIN_DEPENDENCIES:-}; do
+    standin "${name}" "${tmp}/standins/${name}" "${tmp}" ||
+      die "cmd/standin does not know ${name}, which releases/${BASE}/upstream.env lists in STANDIN_DEPENDENCIES"
+    go -C "${tmp}" work use "./standins/${name}"
+    standins+=("${name} (from $(standin_source "${name}"))")
   done
 
   # A dependency version that the proxy does not serve is replaced, in
@@ -99,7 +127,7 @@ create_base() {
   git -C "${tmp}" add -A -f .
   GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
     git -C "${tmp}" commit -q -m "upstream ${KUBE_VERSION}" \
-    -m "${KUBE_MODULE}@${KUBE_VERSION} and its staging modules at ${STAGING_VERSION}, from the Go module proxy. The proxy does not serve ${STAGING_UNSERVED}. Dropped from go.work and go.mod: ${dropped[*]:-none}. Empty stand-in modules, because go.mod requires them: ${standins[*]:-none}. Replaced in go.work by a version the proxy serves: ${MODULE_SUBSTITUTES:-none}."
+    -m "${KUBE_MODULE}@${KUBE_VERSION} and its staging modules at ${STAGING_VERSION}, from the Go module proxy. The proxy does not serve ${STAGING_UNSERVED}. Dropped from go.work and go.mod: ${dropped[*]:-none}. Stand-in modules, because go.mod requires them (cmd/standin of the KEP-6318 harness): ${standins[*]:-none}. Replaced in go.work by a version the proxy serves: ${MODULE_SUBSTITUTES:-none}."
   git -C "${tmp}" tag "${BASE_TAG}"
   mv "${tmp}" "${KUBE_ROOT}"
 }

@@ -6,8 +6,10 @@
 # in hack/lib/node.sh.
 #   - gate on: the feature's e2e specs of the series
 #     (test/e2e/common/node/container_probe_mutable.go), built and run as
-#     make test-upstream-e2e does (hack/lib/e2e.sh), then the project's tests
-#     that restart the kubelet (test/node), one after another;
+#     make test-upstream-e2e does (hack/lib/e2e.sh), the feature's node e2e
+#     spec, which restarts the kubelet (test/e2e_node, run_e2e_node), then
+#     the project's tests that restart the kubelet (test/node), one after
+#     another;
 #   - gate off on the kubelet, on in the API server: the project's test of
 #     the version skew (test/node), which needs a node set up so.
 #
@@ -25,6 +27,7 @@ build_node
 (cd "${ROOT}" && go test -c -tags node -o "${NODE_BIN}/node.test" ./test/node)
 if [[ "${measure}" != 1 ]]; then
   build_e2e
+  build_e2e_node
   build_e2e_images busybox
 fi
 
@@ -53,6 +56,10 @@ suite() {
     run_e2e feature "${E2E_FEATURE_FOCUS}" "${E2E_LABELS_GATE_ON}" || {
       rc=$?
       grep -E '^\s*\[FAIL\]|^Ran [0-9]+ of' "${E2E_DIR}/feature.log" >&2 || true
+    }
+    run_e2e_node feature-node "${E2E_NODE_FOCUS}" || {
+      rc=$?
+      grep -E '^\s*\[FAIL\]|^Ran [0-9]+ of' "${E2E_DIR}/feature-node.log" >&2 || true
     }
     project_tests "${gate}" "${KEP_NODE_RUN:-.}" || rc=$?
   else

@@ -115,3 +115,40 @@ run_e2e() {
   log "e2e specs (${name}) took $((SECONDS - start))s"
   return "${rc}"
 }
+
+# The feature's node e2e specs (test/e2e_node), which restart the kubelet.
+E2E_NODE_FOCUS='\[sig-node\] Mutable container probes'
+
+# build_e2e_node builds upstream's node e2e binary (test/e2e_node) into
+# E2E_DIR.
+build_e2e_node() {
+  log "building the node e2e binary (test/e2e_node)"
+  (cd "${KUBE_ROOT}" && go test -c -vet=off -o "${E2E_DIR}/e2e_node.test" ./test/e2e_node)
+}
+
+# run_e2e_node NAME FOCUS runs the node e2e specs that match FOCUS, one after
+# another, on the running node, as upstream's node e2e jobs run them against
+# a node they did not start (--start-services=false). They run inside the
+# node's namespaces, where the kubelet's health port is, with the stand-ins
+# of hack/internal/e2e-node-shims for the systemctl and sudo that the specs
+# use to restart the kubelet. The node's own checks of the host (kernel,
+# cgroups, runtime) are upstream's system validation, which a system spec
+# with no requirements turns off: the node is the project's, not a CI image.
+# It writes the output to E2E_DIR/NAME.log, the run time to
+# E2E_DIR/NAME.seconds, and fails if a spec fails.
+run_e2e_node() {
+  local name=$1 focus=$2 rc=0 start=${SECONDS}
+  local work="${E2E_DIR}/${name}"
+  rm -rf "${work}"
+  mkdir -p "${work}"
+  printf 'os: Linux\n' >"${work}/system-spec.yaml"
+  log "node e2e specs (${name}); the output goes to ${E2E_DIR#"${ROOT}/"}/${name}.log"
+  node_exec env -C "${work}" KEP_NODE_INSIDE=1 PATH="${ROOT}/hack/internal/e2e-node-shims:${NODE_BIN}:${PATH}" \
+    "${E2E_DIR}/e2e_node.test" --ginkgo.focus "${focus}" --ginkgo.no-color --ginkgo.v \
+    --kubeconfig "${NODE_STATE}/conf/admin.kubeconfig" --start-services=false --prepull-images=false \
+    --system-spec-file "${work}/system-spec.yaml" --container-runtime-endpoint unix:///run/containerd/containerd.sock \
+    --repo-root "${KUBE_ROOT}" --report-dir "${work}" >"${E2E_DIR}/${name}.log" 2>&1 || rc=$?
+  echo $((SECONDS - start)) >"${E2E_DIR}/${name}.seconds"
+  log "node e2e specs (${name}) took $((SECONDS - start))s"
+  return "${rc}"
+}
