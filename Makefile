@@ -4,7 +4,7 @@
 SHELL := /usr/bin/env bash
 WHAT ?=
 
-.PHONY: all checkout patches port test test-e2e test-integration test-node test-docs test-upstream-e2e measure-node test-series test-differential test-fuzz bench verify update-generated build run node-up node-down clean help
+.PHONY: all checkout patches port test test-e2e test-integration test-node test-docs test-upstream-e2e measure-node test-series test-differential test-fuzz bench verify update-generated build install-plugin run node-up node-down clean help
 
 all: test
 
@@ -15,7 +15,7 @@ help: ## Show the targets and the settings.
 
 # The settings. Upstream's names where upstream has the setting, KEP_ otherwise.
 #: BASE                    the upstream base, a folder of releases/ (default 1.37; 1.38 runs checkout, patches, port, verify and test's unit tests)
-#: WHAT                    make test: go test only these packages (./pkg/...); make build: these commands (cmd/...)
+#: WHAT                    make test: go test only these packages (./pkg/...); make build: these commands (cmd/..., cmd/kubectl-probe for the plugin)
 #: KUBE_TIMEOUT            go test's timeout flag in every target that runs go test (default -timeout=30m, integration 60m)
 #: KUBE_TEST_ARGS          more go test arguments in every target that runs go test, such as -run TestX or -v
 #: GOFLAGS                 go's own flags, passed through (GOFLAGS=-race)
@@ -33,6 +33,7 @@ help: ## Show the targets and the settings.
 #: KEP_NODE_MEASURE        make test-node: 1 runs the measurements instead, as make measure-node does
 #: KEP_NODE_RUN            make test-node, make measure-node: the test/node tests to run (-run)
 #: KEP_NODE_TRIALS         make measure-node: trials per kind (default 20)
+#: KEP_PLUGIN_SCALE        make test-e2e: 1 also measures kubectl probe on the 500 Pods of a ReplicaSet (TestPluginScale, docs/performance.md)
 #: KEP_DOCS_GUIDE          make test-docs: the guide to run (default docs/changing-probes.md)
 #: KEP_E2E_CONFIGS         make test-upstream-e2e: the configurations, in order (default "on off base")
 #: KEP_E2E_FOCUS           make test-upstream-e2e: the specs to run (a Ginkgo focus regexp)
@@ -97,8 +98,12 @@ verify: ## Check that the series applies, matches _output/kubernetes, is gofmt c
 update-generated: ## Regenerate upstream's generated files (API docs, OpenAPI, apply configurations, generated.proto, api/openapi-spec) inside _output/kubernetes.
 	@hack/update-generated.sh
 
-build: ## Build kube-apiserver, kubelet and kubectl from the patched tree into _output/bin.
+build: ## Build kube-apiserver, kubelet and kubectl from the patched tree, and the kubectl plugin kubectl-probe, into _output/bin.
 	@WHAT="$(WHAT)" hack/build.sh
+
+install-plugin: ## Install the kubectl plugin, kubectl-probe, with go install into go env GOBIN (default ~/go/bin), which must be on PATH for kubectl probe.
+	@go install ./cmd/kubectl-probe
+	@gobin=$$(go env GOBIN); printf '+++ installed %s/kubectl-probe; kubectl probe --help says what it does\n' "$${gobin:-$$(go env GOPATH)/bin}"
 
 run: ## Start a real single-node cluster with MutableContainerProbes on, walk through changing the probes of a running container, and stay up until Ctrl-C.
 	@hack/run.sh

@@ -1,14 +1,33 @@
 #!/usr/bin/env bash
-# Builds binaries from the patched tree into _output/bin.
+# Builds binaries from the patched tree into _output/bin, and the project's
+# kubectl plugin, cmd/kubectl-probe, from this repository.
 #
 #   WHAT="cmd/kubelet" hack/build.sh
+#   WHAT="cmd/kubectl-probe" hack/build.sh
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
-ensure_checkout
+PLUGIN=cmd/kubectl-probe
 
-read -ra targets <<<"${WHAT:-cmd/kube-apiserver cmd/kubelet cmd/kubectl}"
+read -ra targets <<<"${WHAT:-cmd/kube-apiserver cmd/kubelet cmd/kubectl ${PLUGIN}}"
 mkdir -p "${BIN}"
+
+# The plugin is the project's own Go code: it needs no Kubernetes tree.
+tree_targets=()
+for target in "${targets[@]}"; do
+  if [[ "${target}" == "${PLUGIN}" ]]; then
+    log "building ${PLUGIN}, the kubectl plugin (kubectl probe)"
+    (cd "${ROOT}" && go build -o "${BIN}/kubectl-probe" "./${PLUGIN}")
+  else
+    tree_targets+=("${target}")
+  fi
+done
+if ((${#tree_targets[@]} == 0)); then
+  log "binaries are in ${BIN#"${ROOT}/"}"
+  exit 0
+fi
+
+ensure_checkout
 cd "${KUBE_ROOT}"
 
 # Stamp the version as upstream's hack/lib/version.sh does, so that
@@ -30,7 +49,7 @@ for pkg in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
   )
 done
 
-for target in "${targets[@]}"; do
+for target in "${tree_targets[@]}"; do
   log "building ${target}"
   # Otherwise default build settings, the same as go test's, so the binaries
   # reuse the packages that the tests have compiled (and the other way round).

@@ -116,8 +116,10 @@ run_e2e() {
   return "${rc}"
 }
 
-# The feature's node e2e specs (test/e2e_node), which restart the kubelet.
-E2E_NODE_FOCUS='\[sig-node\] Mutable container probes'
+# The feature's node e2e specs (test/e2e_node), which restart the kubelet. The
+# node e2e binary also has the specs of test/e2e/common/node, which
+# make test-node runs with the e2e binary: the focus picks the Serial ones.
+E2E_NODE_FOCUS='\[sig-node\] Mutable container probes .*\[Serial\]'
 
 # build_e2e_node builds upstream's node e2e binary (test/e2e_node) into
 # E2E_DIR.
@@ -134,6 +136,8 @@ build_e2e_node() {
 # use to restart the kubelet. The node's own checks of the host (kernel,
 # cgroups, runtime) are upstream's system validation, which a system spec
 # with no requirements turns off: the node is the project's, not a CI image.
+# Node e2e specs reach the API server with a bearer token, as upstream's
+# node e2e jobs do; here the administrator's.
 # It writes the output to E2E_DIR/NAME.log, the run time to
 # E2E_DIR/NAME.seconds, and fails if a spec fails.
 run_e2e_node() {
@@ -145,9 +149,10 @@ run_e2e_node() {
   log "node e2e specs (${name}); the output goes to ${E2E_DIR#"${ROOT}/"}/${name}.log"
   node_exec env -C "${work}" KEP_NODE_INSIDE=1 PATH="${ROOT}/hack/internal/e2e-node-shims:${NODE_BIN}:${PATH}" \
     "${E2E_DIR}/e2e_node.test" --ginkgo.focus "${focus}" --ginkgo.no-color --ginkgo.v \
-    --kubeconfig "${NODE_STATE}/conf/admin.kubeconfig" --start-services=false --prepull-images=false \
+    --host "https://${NODE_IP}:6443" --bearer-token "$(cut -d, -f1 "${NODE_STATE}/certs/tokens.csv")" \
+    --start-services=false --prepull-images=false \
     --system-spec-file "${work}/system-spec.yaml" --container-runtime-endpoint unix:///run/containerd/containerd.sock \
-    --repo-root "${KUBE_ROOT}" --report-dir "${work}" >"${E2E_DIR}/${name}.log" 2>&1 || rc=$?
+    --report-dir "${work}" >"${E2E_DIR}/${name}.log" 2>&1 || rc=$?
   echo $((SECONDS - start)) >"${E2E_DIR}/${name}.seconds"
   log "node e2e specs (${name}) took $((SECONDS - start))s"
   return "${rc}"

@@ -52,13 +52,21 @@ func TestKubeletRestartReadinessAdded(t *testing.T) {
 		t.Skip("the kubelet runs with MutableContainerProbes off")
 	}
 	f := newFramework(t)
-	f.create(newPod("restart", targetContainer(app, port, "READYZ=fail")))
+	c := targetContainer(app, port, "READYZ=fail")
+	// A liveness probe that passes, every second: its first request after the
+	// kubelet restarted shows that the new kubelet runs the Pod's probes.
+	c.LivenessProbe = httpProbe("/livez?restart", port)
+	f.create(newPod("restart", c))
 	f.waitFor("restart", "app Ready", func(p *v1.Pod) bool { return ready(p, app) })
 	// The kubelet treats a container as older than itself when it started
 	// more than 10s before the kubelet did.
 	f.startedBefore("restart", app, 15*time.Second)
-	restartKubelet(t, "")
+	restarted := restartKubelet(t, "")
+	f.firstArrival("restart", port, "/livez?restart", restarted)
 	id := containerID(f.get("restart"), app)
+	if !ready(f.get("restart"), app) {
+		t.Fatalf("the container is not Ready after the kubelet restarted: %s", describe(f.get("restart")))
+	}
 
 	_, sent := f.patch("restart", fmt.Sprintf(`{"spec":{"containers":[{"name":"app","readinessProbe":{"httpGet":{"path":"/readyz","port":%d},"periodSeconds":10,"failureThreshold":3}}]}}`, port))
 	// The first attempt fails at once, the third 20s later. Not Ready must
@@ -99,6 +107,8 @@ func TestKubeletRestartGateFlip(t *testing.T) {
 	f.patch("flip", `{"spec":{"containers":[{"name":"app","readinessProbe":{"httpGet":{"path":"/readyz?v=2"}},"livenessProbe":{"httpGet":{"path":"/livez?v=2"}}}]}}`)
 	f.waitApplied("flip")
 
+	// The kubelet keeps the Ready state of containers older than itself.
+	f.startedBefore("flip", app, 15*time.Second)
 	for _, gate := range []string{"false", "true"} {
 		restarted := restartKubelet(t, gate)
 		for _, uri := range []string{"/readyz?v=2", "/livez?v=2"} {
