@@ -161,8 +161,13 @@ func TestMeasureProbeChangeLatency(t *testing.T) {
 				f.patch(name, `{"spec":{"containers":[{"name":"app","livenessProbe":{"httpGet":{"path":"/livez?timeout"},"timeoutSeconds":1}}]}}`)
 				f.waitApplied(name)
 			}
+			last := time.Now()
 			for i := 1; i <= trials()/2; i++ {
 				// timeoutSeconds cut from 30 to 1 while an attempt that takes 25s is in flight.
+				// Each cut cancels an attempt: the trials come a second apart, the pace of a
+				// person or a script, not of a client that changes the probe in a loop, whose
+				// changes the kubelet coalesces (TestMeasureProbeChangeStorm).
+				time.Sleep(time.Until(last.Add(time.Second))) // pacing, not a synchronisation
 				uri := fmt.Sprintf("/startz?inflight=%d", i)
 				sent := time.Now()
 				f.patch(name, fmt.Sprintf(`{"spec":{"containers":[{"name":"app","readinessProbe":{"httpGet":{"path":%q},"timeoutSeconds":30}}]}}`, uri))
@@ -170,6 +175,7 @@ func TestMeasureProbeChangeLatency(t *testing.T) {
 				sent = time.Now()
 				f.patch(name, `{"spec":{"containers":[{"name":"app","readinessProbe":{"timeoutSeconds":1}}]}}`)
 				inFlight = append(inFlight, f.firstArrival(name, port, uri, first).Sub(sent))
+				last = time.Now()
 			}
 			f.report(name+" Pod: readiness handler change", handler)
 			f.report(name+" Pod: liveness timeoutSeconds change", timeout)
@@ -328,5 +334,40 @@ func TestMeasureProbeChangeAfterKubeletRestart(t *testing.T) {
 	f.report("idle Pod right after a kubelet restart: liveness timeoutSeconds change", latencies)
 	if pod := f.get("restart"); containerID(pod, "app") != appID || restarts(pod, "app") != 0 {
 		t.Errorf("the kubelet restarts or the probe changes restarted the app container: %s", describe(pod))
+	}
+}
+
+// TestMeasureProbeChangeStorm sends 100 changes of a readiness probe's
+// handler as fast as one client can, each while the previous change's attempt
+// (25s) is in flight, and reports how many of the changed handlers reached
+// the container and when the last one did: the kubelet runs a few at once,
+// then coalesces the changes into five attempts a second.
+func TestMeasureProbeChangeStorm(t *testing.T) {
+	measuring(t)
+	f := newFramework(t)
+	const port = 8080
+	app := targetContainer("app", port, "STARTZ=slow:25s")
+	app.ReadinessProbe = httpProbe("/readyz", port)
+	app.ReadinessProbe.PeriodSeconds = 60
+	f.create(newPod("storm", app))
+	appID := containerID(f.waitFor("storm", "app Ready", func(p *v1.Pod) bool { return ready(p, "app") }), "app")
+
+	const changes = 100
+	start := time.Now()
+	for i := 1; i <= changes; i++ {
+		f.patch("storm", fmt.Sprintf(`{"spec":{"containers":[{"name":"app","readinessProbe":{"httpGet":{"path":"/startz?storm=%d"},"timeoutSeconds":30}}]}}`, i))
+	}
+	sent := time.Since(start)
+	lastArrival := f.firstArrival("storm", port, fmt.Sprintf("/startz?storm=%d", changes), start)
+	arrived := 0
+	for uri := range f.arrivals("storm", port) {
+		if strings.HasPrefix(uri, "/startz?storm=") {
+			arrived++
+		}
+	}
+	f.t.Logf("measure: %d handler changes sent in %s, each while the previous attempt was in flight: %d of the handlers reached the container, the last one %s after the first change",
+		changes, sent.Round(time.Millisecond), arrived, lastArrival.Sub(start).Round(time.Millisecond))
+	if pod := f.get("storm"); containerID(pod, "app") != appID || restarts(pod, "app") != 0 {
+		t.Errorf("the changes restarted the app container: %s", describe(pod))
 	}
 }
