@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
-# Removes _output/, unless _output/kubernetes holds work not in patches/.
+# Removes _output/, unless the tree of a base holds work not in its series,
+# or a git am session.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
-if [[ -d "${KUBE_ROOT}/.git" ]] && base_commit >/dev/null; then
-  work=$(unexported_work)
-  if [[ -n "${work}" ]]; then
-    printf '%s\n' "${work}" >&2
-    die "refusing to remove _output/: ${TREE} holds work that is not in ${SERIES}/. Run 'make patches' first."
-  fi
-fi
+# Every base's tree: _output/ holds them all.
+for env in "${RELEASES}"/*/upstream.env; do
+  base=$(basename "$(dirname "${env}")")
+  (
+    BASE=${base}
+    source "${ROOT}/hack/lib/init.sh"
+    [[ -d "${KUBE_ROOT}/.git" ]] && base_commit >/dev/null || exit 0
+    if am_in_progress; then
+      die "refusing to remove _output/: ${TREE} is in a git am session. Finish it ('git -C ${TREE} am --continue' and 'make patches BASE=${BASE}') or abort it ('git -C ${TREE} am --abort') first."
+    fi
+    work=$(unexported_work)
+    if [[ -n "${work}" ]]; then
+      printf '%s\n' "${work}" >&2
+      die "refusing to remove _output/: ${TREE} holds work that is not in ${SERIES}/. Run 'make patches BASE=${BASE}' first."
+    fi
+  ) || exit 1
+done
 # A running node has processes and mounts under _output/node: stop it first.
 if [[ -f "${OUTPUT}/node/init.pid" || -f "${OUTPUT}/node/host.before" ]]; then
   "${ROOT}/hack/node-down.sh"

@@ -13,20 +13,26 @@
 # - a patch that does not apply leaves the git am session, which every
 #   target reports, and no path loses patches/;
 # - make port carries a change of the 1.37 series into the 1.38 series, and
-#   stops, writing nothing, where the bases differ.
+#   stops, writing nothing, where the bases differ;
+# - make clean refuses while any base's tree holds work not exported.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 [[ -d "${KUBE_ROOT}/.git" ]] || die "${KUBE_ROOT} does not exist. Run 'make checkout' first."
+base_commit >/dev/null || die "${KUBE_ROOT} has no ${BASE_TAG} tag. Run 'make checkout' first."
 work=$(mktemp -d "${OUTPUT}/harness.XXXXXX")
 trap 'rm -rf "${work}"' EXIT
 git clone -q --shared --no-checkout "${KUBE_ROOT}" "${work}/kubernetes"
 git -C "${work}/kubernetes" fetch -q --tags origin
 mkdir -p "${work}/kubernetes/.git/info"
 cp "${KUBE_ROOT}/.git/info/attributes" "${work}/kubernetes/.git/info/attributes"
-git -C "${work}/kubernetes" checkout -q -B master origin/master
-git -C "${work}/kubernetes" update-ref "${SYNCED_REF}" HEAD
 cp -R "${PATCHES}" "${work}/patches"
+# The scratch tree is the base plus the series as committed, whatever
+# _output/kubernetes holds: work in progress there changes none of these checks.
+git -C "${work}/kubernetes" checkout -q -B master "${BASE_TAG}"
+git -C "${work}/kubernetes" am -q --committer-date-is-author-date "${work}/patches"/*.patch
+git -C "${work}/kubernetes" update-ref "${SYNCED_REF}" HEAD
+series_head=$(git -C "${work}/kubernetes" log -1 --format=%s)
 export KEP_KUBE_ROOT="${work}/kubernetes" KEP_PATCHES="${work}/patches"
 s=${KEP_KUBE_ROOT}
 
@@ -47,7 +53,7 @@ refuses() { ! checkout && grep -q "refusing to overwrite" "${work}/out"; }
 head_is() { [[ "$(git -C "${s}" log -1 --format=%s)" == "$1" ]]; }
 
 check "checkout of a tree that matches patches/ succeeds" checkout
-check "and keeps HEAD" head_is "$(git -C "${KUBE_ROOT}" log -1 --format=%s)"
+check "and keeps HEAD" head_is "${series_head}"
 
 echo "// local edit" >>"${s}/pkg/features/kube_features.go"
 check "checkout refuses a tree with an uncommitted edit" refuses
@@ -75,7 +81,7 @@ check "and removes its patch file" test "$(find "${KEP_PATCHES}" -name '*.patch'
 rm -rf "${KEP_PATCHES}"
 cp -R "${work}/before" "${KEP_PATCHES}"
 check "checkout after patches/ gained a patch (git pull) succeeds" checkout
-check "and applies it" head_is "$(git -C "${KUBE_ROOT}" log -1 --format=%s)"
+check "and applies it" head_is "${series_head}"
 
 ensure() { (source "${ROOT}/hack/lib/init.sh" && ensure_checkout) >"${work}/out" 2>&1; }
 said() { grep -q "$1" "${work}/out"; }
@@ -142,6 +148,21 @@ cp -R "${work}/project/releases/1.38" "${work}/ported"
 sed -i 's|^+\t// 6.  spec.containers|+\t// 6.  (edited) spec.containers|' "$(series_patch 1.37 0002)"
 check "a change where the bases differ does not port" eval '! port && said "first in 0002" && said "validation/validation.go"'
 check "and nothing is written" diff -r "${work}/ported" "${work}/project/releases/1.38"
+
+# make clean refuses while the tree of any base, not only the default one,
+# holds work that is not exported.
+mkdir -p "${work}/output"
+ln -s "${work}/kubernetes-1.38" "${work}/output/kubernetes-1.38"
+clean() {
+  env -u KEP_PATCHES -u KEP_KUBE_ROOT KEP_OUTPUT="${work}/output" KEP_RELEASES="${work}/project/releases" \
+    "${ROOT}/hack/clean.sh" >"${work}/out" 2>&1
+}
+git -C "${work}/kubernetes-1.38" commit -q --allow-empty -m "local work"
+check "clean refuses while the 1.38 tree has an unexported commit" eval '! clean && said "kubernetes-1.38 holds work"'
+check "and removes nothing" test -L "${work}/output/kubernetes-1.38"
+git -C "${work}/kubernetes-1.38" reset -q --hard HEAD~1
+check "clean succeeds once it is exported" clean
+check "and removes _output/" test ! -e "${work}/output"
 
 ((failures == 0)) || die "${failures} harness checks failed"
 log "harness: all checks passed"

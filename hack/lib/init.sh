@@ -3,7 +3,8 @@
 # walkthroughs' own).
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-OUTPUT="${ROOT}/_output"
+# KEP_OUTPUT lets hack/test-checkout-export.sh try make clean on a scratch _output/.
+OUTPUT="${KEP_OUTPUT:-${ROOT}/_output}"
 
 # BASE names the upstream release to work on: releases/BASE/upstream.env
 # pins it and names its series (PATCHES_DIR: patches/ for 1.37,
