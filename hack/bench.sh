@@ -34,8 +34,8 @@ for tree in base patched; do
     "${PROBER_PKG}/zz_kep_bench_test.go=prober_bench_test.go"
   log "bench: building the test binaries of the ${tree} tree"
   (cd "${root}" &&
-    go test -c -o "${work}/${tree}-$(basename "${VALIDATION_PKG}").test" -overlay "${work}/${tree}.overlay.json" "./${VALIDATION_PKG}" &&
-    go test -c -o "${work}/${tree}-$(basename "${PROBER_PKG}").test" -overlay "${work}/${tree}.overlay.json" "./${PROBER_PKG}")
+    go test -c ${TRIMPATH} -o "${work}/${tree}-$(basename "${VALIDATION_PKG}").test" -overlay "${work}/${tree}.overlay.json" "./${VALIDATION_PKG}" &&
+    go test -c ${TRIMPATH} -o "${work}/${tree}-$(basename "${PROBER_PKG}").test" -overlay "${work}/${tree}.overlay.json" "./${PROBER_PKG}")
   : >"${work}/${tree}.txt"
 done
 

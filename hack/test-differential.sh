@@ -34,7 +34,7 @@ for tree in patched base; do
     done
   fi
   log "differential: building the ${VALIDATION_PKG} tests in the ${tree} tree"
-  (cd "${root}" && go test -c -o "${work}/${tree}.test" -overlay "${work}/${tree}.overlay.json" "./${VALIDATION_PKG}")
+  (cd "${root}" && go test -c ${TRIMPATH} -o "${work}/${tree}.test" -overlay "${work}/${tree}.overlay.json" "./${VALIDATION_PKG}")
   log "differential: ${pairs} pairs (KEP_DIFF_SEED=${seed}) in the ${tree} tree"
   start=${SECONDS}
   (cd "${root}/${VALIDATION_PKG}" &&
@@ -45,7 +45,7 @@ done
 
 # make bench's prober benchmarks compile in the patched tree, too.
 write_overlay "${work}/prober.overlay.json" "${KUBE_ROOT}" "pkg/kubelet/prober/zz_kep_bench_test.go=prober_bench_test.go"
-(cd "${KUBE_ROOT}" && go test -c -o /dev/null -overlay "${work}/prober.overlay.json" ./pkg/kubelet/prober)
+(cd "${KUBE_ROOT}" && go test -c ${TRIMPATH} -o /dev/null -overlay "${work}/prober.overlay.json" ./pkg/kubelet/prober)
 
 # Built, not go run: go run turns every failing exit status into 1, and 1
 # means "differences" while 2 means "cannot compare".

@@ -2,7 +2,8 @@
 # The README's test command. Runs, in order:
 #   1. the project's own Go tests and the harness checks;
 #   2. upstream's go test on every package that the series touches, inside
-#      _output/kubernetes (unit packages only);
+#      _output/kubernetes (unit packages only; the node e2e suite is vetted,
+#      make test-node runs its specs);
 #   3. the differential test of ValidatePodUpdate and Pod Security against
 #      the base tree (hack/test-differential.sh);
 #   4. the integration tests of the integration packages the series touches
@@ -34,17 +35,23 @@ if [[ -n "${WHAT:-}" ]]; then
   read -ra pkgs <<<"${WHAT}"
   log "upstream tests: ${pkgs[*]}"
   cd "${KUBE_ROOT}"
-  go test "${GO_TEST_FLAGS[@]}" "${pkgs[@]}"
+  go test ${TRIMPATH} "${GO_TEST_FLAGS[@]}" "${pkgs[@]}"
   exit 0
 fi
 
-mapfile -t pkgs < <(touched_packages | grep -Ev "${INTEGRATION_PACKAGES}" | grep -vxF -f <(tr ' ' '\n' <<<"${UNIT_UNTESTED:-}") || true)
+mapfile -t touched < <(touched_packages | grep -Ev "${INTEGRATION_PACKAGES}" | grep -vxF -f <(tr ' ' '\n' <<<"${UNIT_UNTESTED:-}") || true)
 if [[ -n "${UNIT_UNTESTED:-}" ]]; then
   log "not tested on BASE=${BASE}, their tests cannot compile here (releases/${BASE}/upstream.env): ${UNIT_UNTESTED}"
 fi
+mapfile -t pkgs < <(printf '%s\n' "${touched[@]}" | grep -Ev "^$|${NODE_E2E_PACKAGES}" || true)
+mapfile -t node_e2e < <(printf '%s\n' "${touched[@]}" | grep -E "${NODE_E2E_PACKAGES}" || true)
 if ((${#pkgs[@]})); then
   log "upstream tests: ${pkgs[*]}"
-  (cd "${KUBE_ROOT}" && go test "${GO_TEST_FLAGS[@]}" "${pkgs[@]}")
+  (cd "${KUBE_ROOT}" && go test ${TRIMPATH} "${GO_TEST_FLAGS[@]}" "${pkgs[@]}")
+fi
+if ((${#node_e2e[@]})); then
+  log "go vet of the node e2e suite, whose specs make test-node runs: ${node_e2e[*]}"
+  (cd "${KUBE_ROOT}" && go vet ${TRIMPATH} "${node_e2e[@]}")
 fi
 if [[ "${KUBE_TESTED:-all}" != all ]]; then
   log "BASE=${BASE}: unit tests only; the differential, integration and black-box tests run on BASE=1.37"

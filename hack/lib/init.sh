@@ -47,6 +47,12 @@ log() { printf '+++ %s\n' "$*" >&2; }
 # -timeout=$1) and KUBE_TEST_ARGS (more arguments, such as -run or -v).
 # GOFLAGS reaches go test through the environment.
 go_test_flags() { read -ra GO_TEST_FLAGS <<<"${KUBE_TIMEOUT:--timeout=$1} ${KUBE_TEST_ARGS:-}"; }
+# Unit tests and test binaries are built with -trimpath, which keeps a tree's
+# path out of Go's build and test cache keys: make test-series, in its own
+# worktree, and the base tree reuse what make test built and ran, and a fresh
+# clone what an earlier clone did. Integration tests are not: upstream's test
+# API server finds its files from its source path (runtime.Caller).
+TRIMPATH=-trimpath
 die() {
   printf '!!! %s\n' "$*" >&2
   exit 1
@@ -265,6 +271,9 @@ touched_packages() {
 
 # Integration test packages need etcd and run behind their own target.
 INTEGRATION_PACKAGES='^\./test/integration(/|$)'
+# The node e2e suite's go test runs its specs against a node: make test and
+# make test-series vet it, and make test-node runs the specs.
+NODE_E2E_PACKAGES='^\./test/e2e_node(/|$)'
 
 # build_etcd builds the etcd that upstream's integration framework and
 # make run use, into _output/bin. go install refuses etcd's replace
