@@ -51,8 +51,9 @@ done
 
 for target in "${tree_targets[@]}"; do
   log "building ${target}"
-  # Otherwise default build settings, the same as go test's, so the binaries
-  # reuse the packages that the tests have compiled (and the other way round).
-  go build -ldflags "${ldflags[*]}" -o "${BIN}/$(basename "${target}")" "./${target}"
+  # Otherwise the build settings of the tests (-trimpath, as upstream's
+  # release builds), so the binaries reuse the packages that the tests have
+  # compiled (and the other way round).
+  go build ${TRIMPATH} -ldflags "${ldflags[*]}" -o "${BIN}/$(basename "${target}")" "./${target}"
 done
 log "binaries are in ${BIN#"${ROOT}/"}"

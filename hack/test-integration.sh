@@ -22,4 +22,4 @@ if ((${#pkgs[@]} == 0)); then
 fi
 log "integration tests: ${pkgs[*]}"
 cd "${KUBE_ROOT}"
-PATH="${BIN}:${PATH}" go test "${GO_TEST_FLAGS[@]}" "${pkgs[@]}"
+go_test_integration "${GO_TEST_FLAGS[@]}" "${pkgs[@]}"

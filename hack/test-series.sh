@@ -35,7 +35,7 @@ for patch in "${patches[@]}"; do
   mapfile -t integration < <(printf '%s\n' "${pkgs[@]}" | grep -E "${INTEGRATION_PACKAGES}" || true)
   if ! (cd "${scratch}" && go vet ${TRIMPATH} "${pkgs[@]}" &&
     { ((${#unit[@]} == 0)) || go test ${TRIMPATH} -vet=off "${GO_TEST_FLAGS[@]}" "${unit[@]}"; } &&
-    { ((${#integration[@]} == 0)) || PATH="${BIN}:${PATH}" go test -vet=off "${integration_flags[@]}" "${integration[@]}"; }); then
+    { ((${#integration[@]} == 0)) || go_test_integration -vet=off "${integration_flags[@]}" "${integration[@]}"; }); then
     die "${name}: its packages do not pass on their own. Fix the patch in ${TREE} so that each commit builds and passes, then run 'make patches'."
   fi
 done

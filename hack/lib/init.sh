@@ -47,11 +47,10 @@ log() { printf '+++ %s\n' "$*" >&2; }
 # -timeout=$1) and KUBE_TEST_ARGS (more arguments, such as -run or -v).
 # GOFLAGS reaches go test through the environment.
 go_test_flags() { read -ra GO_TEST_FLAGS <<<"${KUBE_TIMEOUT:--timeout=$1} ${KUBE_TEST_ARGS:-}"; }
-# Unit tests and test binaries are built with -trimpath, which keeps a tree's
-# path out of Go's build and test cache keys: make test-series, in its own
+# Tests and test binaries are built with -trimpath, which keeps a tree's path
+# out of Go's build and test cache keys: make test-series, in its own
 # worktree, and the base tree reuse what make test built and ran, and a fresh
-# clone what an earlier clone did. Integration tests are not: upstream's test
-# API server finds its files from its source path (runtime.Caller).
+# clone what an earlier clone did.
 TRIMPATH=-trimpath
 die() {
   printf '!!! %s\n' "$*" >&2
@@ -271,6 +270,19 @@ touched_packages() {
 
 # Integration test packages need etcd and run behind their own target.
 INTEGRATION_PACKAGES='^\./test/integration(/|$)'
+
+# go_test_integration ARGS... runs go test ARGS in the current directory, a
+# tree of this base, with the etcd of _output/bin. Upstream's test API server
+# finds its fixtures from its source path, which -trimpath makes relative to
+# the module; it then looks under TEST_SRCDIR/TEST_WORKSPACE, as under Bazel,
+# where a link names this base's tree. The path is the same for every
+# worktree, so it does not split Go's test cache.
+go_test_integration() {
+  local srcdir="${OUTPUT}/srcdir/${BASE}"
+  mkdir -p "${srcdir}/k8s.io"
+  ln -sfn "${KUBE_ROOT}" "${srcdir}/k8s.io/kubernetes"
+  PATH="${BIN}:${PATH}" TEST_SRCDIR="${srcdir}" TEST_WORKSPACE=. go test ${TRIMPATH} "$@"
+}
 # The node e2e suite's go test runs its specs against a node: make test and
 # make test-series vet it, and make test-node runs the specs.
 NODE_E2E_PACKAGES='^\./test/e2e_node(/|$)'
