@@ -16,39 +16,42 @@ help: ## Show the targets and the settings.
 # The settings. Upstream's names where upstream has the setting, KEP_ otherwise.
 #: BASE                    the upstream base, a folder of releases/ (default 1.37; 1.38 runs checkout, patches, port, verify and test's unit tests)
 #: WHAT                    make test: go test only these packages (./pkg/...); make build: these commands (cmd/..., cmd/kubectl-probe for the plugin)
-#: KUBE_TIMEOUT            go test's timeout flag in every target that runs go test (default -timeout=30m, integration 60m)
-#: KUBE_TEST_ARGS          more go test arguments in every target that runs go test, such as -run TestX or -v
+#: KUBE_TIMEOUT            go test's timeout flag in make test, test-series, test-integration and test-e2e (default -timeout=30m, integration 60m)
+#: KUBE_TEST_ARGS          more go test arguments in make test, test-series, test-integration and test-e2e, such as -run TestX or -v
 #: GOFLAGS                 go's own flags, passed through (GOFLAGS=-race)
-#: KUBE_VERBOSE            verbosity of upstream's generators (make verify, make update-generated; default 1)
 #: KEP_API_PORT            the API server's port on 127.0.0.1 for make run and make node-up (default 6443)
 #: KEP_RUN_MODE            make run: control-plane for the API server only, where a node cannot run
 #: KEP_RUN_EXIT            make run: 1 stops after the walkthrough
-#: KEP_RUN_ETCD_PORT       make run in control-plane mode: etcd's port (default 23790)
 #: KEP_NODE_APISERVER_GATE make node-up: MutableContainerProbes on kube-apiserver (default true)
 #: KEP_NODE_KUBELET_GATE   make node-up: MutableContainerProbes on the kubelet (default true)
-#: KEP_NODE_APISERVER_ARGS make node-up: more kube-apiserver flags, split at spaces
-#: KEP_NODE_APISERVER2_GATE make node-up: true or false starts a second kube-apiserver, on port 6444, with the gate so
-#: KEP_NODE_BASE           make node-up: 1 runs the unpatched base release
-#: KEP_NODE_SKIP_BUILD     make node-up: 1 uses the binaries and images already built
-#: KEP_NODE_MEASURE        make test-node: 1 runs the measurements instead, as make measure-node does
 #: KEP_NODE_RUN            make test-node, make measure-node: the test/node tests to run (-run)
-#: KEP_NODE_TRIALS         make measure-node: trials per kind (default 20)
-#: KEP_PLUGIN_SCALE        make test-e2e: 1 also measures kubectl probe on the 500 Pods of a ReplicaSet (TestPluginScale, docs/performance.md)
-#: KEP_DOCS_GUIDE          make test-docs: the guide to run (default docs/changing-probes.md)
-#: KEP_E2E_CONFIGS         make test-upstream-e2e: the configurations, in order (default "on off base")
 #: KEP_E2E_FOCUS           make test-upstream-e2e: the specs to run (a Ginkgo focus regexp)
-#: KEP_E2E_PROCS           make test-node, make test-upstream-e2e: Ginkgo processes (default 6)
-#: KEP_DIFF_SEED           make test-differential: the generator's seed (default 1)
-#: KEP_DIFF_PAIRS          make test-differential: the number of Pod updates (default 30000)
-#: KEP_DIFF_MUTANT         make test-differential: "<file in the tree>=<path> ..." swaps files of the patched tree, to see the checks fail
-#: KEP_FUZZTIME            make test-fuzz: how long to fuzz (default 10m)
-#: KEP_BENCHTIME           make bench: the -benchtime of one round (default 200ms)
-#: KEP_BENCH_ROUNDS        make bench: interleaved rounds of the validation benchmarks (default 30)
-#: KEP_BENCH_PROBER_ROUNDS make bench: interleaved rounds of the prober benchmarks (default 3)
-#: KEP_VERIFY_UPSTREAM     make verify: 0 skips upstream's verify scripts and generated files
-#: KEP_VERIFY_PROTOBUF     make verify, make update-generated: 0 skips generated.proto (needs protoc)
-#: KEP_VERIFY_OPENAPI_SPEC make verify: 1 also checks api/openapi-spec (slow); make update-generated: 0 skips it
-#: KEP_PATCHES_FORCE       make patches: 1 writes the series even if it drops patches the tree never had, or is empty
+
+# The maintainers' settings, one target's each. make help does not list them;
+# make verify checks that every setting the scripts read is here.
+#- KUBE_VERBOSE            verbosity of upstream's generators (make verify, make update-generated; default 1)
+#- KEP_RUN_ETCD_PORT       make run in control-plane mode: etcd's port (default 23790)
+#- KEP_NODE_APISERVER_ARGS make node-up: more kube-apiserver flags, split at spaces
+#- KEP_NODE_APISERVER2_GATE make node-up: true or false starts a second kube-apiserver, on port 6444, with the gate so
+#- KEP_NODE_BASE           make node-up: 1 runs the unpatched base release
+#- KEP_NODE_SKIP_BUILD     make node-up: 1 uses the binaries and images already built
+#- KEP_NODE_MEASURE        make test-node: 1 runs the measurements instead, as make measure-node does
+#- KEP_NODE_TRIALS         make measure-node: trials per kind (default 20)
+#- KEP_PLUGIN_SCALE        make test-e2e: 1 also measures kubectl probe on the 500 Pods of a ReplicaSet (TestPluginScale, docs/performance.md)
+#- KEP_DOCS_GUIDE          make test-docs: the guide to run (default docs/changing-probes.md)
+#- KEP_E2E_CONFIGS         make test-upstream-e2e: the configurations, in order (default "on off base")
+#- KEP_E2E_PROCS           make test-node, make test-upstream-e2e: Ginkgo processes (default 6)
+#- KEP_DIFF_SEED           make test-differential: the generator's seed (default 1)
+#- KEP_DIFF_PAIRS          make test-differential: the number of Pod updates (default 30000)
+#- KEP_DIFF_MUTANT         make test-differential: "<file in the tree>=<path> ..." swaps files of the patched tree, to see the checks fail
+#- KEP_FUZZTIME            make test-fuzz: how long to fuzz (default 10m)
+#- KEP_BENCHTIME           make bench: the -benchtime of one round (default 200ms)
+#- KEP_BENCH_ROUNDS        make bench: interleaved rounds of the validation benchmarks (default 30)
+#- KEP_BENCH_PROBER_ROUNDS make bench: interleaved rounds of the prober benchmarks (default 3)
+#- KEP_VERIFY_UPSTREAM     make verify: 0 skips upstream's verify scripts and generated files
+#- KEP_VERIFY_PROTOBUF     make verify, make update-generated: 0 skips generated.proto (needs protoc)
+#- KEP_VERIFY_OPENAPI_SPEC make verify: 1 also checks api/openapi-spec (slow); make update-generated: 0 skips it
+#- KEP_PATCHES_FORCE       make patches: 1 writes the series even if it drops patches the tree never had, or is empty
 
 checkout: ## Rebuild _output/kubernetes: upstream base plus the series, patches/ (BASE=1.38: _output/kubernetes-1.38).
 	@hack/checkout.sh

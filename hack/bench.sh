@@ -78,6 +78,13 @@ budget=0
 
 # The report: what ran, where, and what it gave, as the run printed it.
 report="${ROOT}/docs/benchmarks.md"
+# The report names the commit of this repository whose series it measured.
+measured=$(series_tree "${PATCHES}")
+if [[ "${measured}" == "$(git -C "${ROOT}" rev-parse "HEAD:${SERIES}" 2>/dev/null)" ]]; then
+  commit="the series of commit $(git -C "${ROOT}" rev-parse --short HEAD)"
+else
+  commit="a series not committed yet"
+fi
 {
   echo "# Benchmarks: the patched tree against the base"
   echo
@@ -86,7 +93,7 @@ report="${ROOT}/docs/benchmarks.md"
   echo
   echo "- run: $(date -u +%Y-%m-%dT%H:%MZ), $((SECONDS - start)) s"
   echo "- machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(free -g | awk '/^Mem:/ {print $2}') GiB, $(go version | cut -d' ' -f3-)"
-  echo "- trees: ${KUBE_VERSION} and ${KUBE_VERSION} plus the $(patch_files | wc -l) patches of ${SERIES}/ (git tree $(series_tree "${PATCHES}" | cut -c1-12))"
+  echo "- trees: ${KUBE_VERSION} and ${KUBE_VERSION} plus the $(patch_files | wc -l) patches of ${SERIES}/ (git tree ${measured:0:12}, ${commit})"
   echo "- rounds: ${rounds} of ${benchtime} (ValidatePodUpdate), ${prober_rounds} (prober), interleaved"
   echo
   echo "How to read it: the budgets below are what \`make bench\` checks. The gate-on"

@@ -33,6 +33,9 @@ POSTGRES_IMAGE=docker.io/library/postgres:17
 
 ensure_checkout
 build_node
+# The guide's kubectl probe commands run the plugin from _output/bin, which
+# is on the node shell's PATH.
+WHAT=cmd/kubectl-probe "${ROOT}/hack/build.sh"
 build_e2e_images busybox agnhost
 log "building the postgres stand-in"
 rootfs="${NODE_DIR}/rootfs/postgres"

@@ -140,6 +140,93 @@ verify_upstream() {
   done
 }
 
+# Upstream's spelling check (hack/verify-spelling.sh, misspell as
+# hack/tools pins it), on the files the series touches and the project's own.
+verify_spelling() {
+  log "verify: spelling (misspell, as upstream hack/verify-spelling.sh)"
+  local -a files=()
+  local f
+  while IFS= read -r f; do
+    [[ -f "${KUBE_ROOT}/${f}" ]] && files+=("${KUBE_ROOT}/${f}")
+  done < <(touched_files)
+  while IFS= read -r f; do
+    files+=("${ROOT}/${f}")
+  done < <(cd "${ROOT}" && git ls-files --cached --others --exclude-standard | grep -v -e '\.patch$' -e '/testdata/' -e '/range-diff$' -e '^hack/tools/go\.\(mod\|sum\)$')
+  if ! go -C "${ROOT}/hack/tools" tool misspell -i "Creater,creater,ect" -error -o stderr "${files[@]}"; then
+    fail "spelling: fix the words above (inside ${TREE} for the series; then 'make patches')."
+  fi
+}
+
+# Upstream's import restrictions (hack/verify-import-boss.sh), on the
+# packages the series touches.
+verify_import_boss() {
+  log "verify: import restrictions (upstream cmd/import-boss)"
+  local -a pkgs
+  mapfile -t pkgs < <(touched_packages)
+  if ! (cd "${KUBE_ROOT}" && go run ./cmd/import-boss "${pkgs[@]}"); then
+    fail "import-boss: a package the series touches imports what its .import-restrictions forbid (above). Fix it inside ${TREE} and run 'make patches'."
+  fi
+}
+
+# Upstream's generated mocks (hack/verify-mocks.sh): mockery's
+# configurations (.mockery.yaml) name the packages whose interfaces have
+# mocks. None may be one that the series touches, or its mocks need a look.
+verify_mocks() {
+  log "verify: no generated mock of a package the series touches (upstream .mockery.yaml)"
+  local mocked touched both
+  mocked=$(cd "${KUBE_ROOT}" && find . -name .mockery.yaml -not -path './vendor/*' -not -path './_output/*' \
+    -exec sed -n 's/^  \([a-z0-9.-]*\.[a-z]*\/[^:]*\):[[:space:]]*$/\1/p' {} + | LC_ALL=C sort -u)
+  touched=$(touched_packages | sed 's|^\./staging/src/||; s|^\./|k8s.io/kubernetes/|' | LC_ALL=C sort -u)
+  both=$(LC_ALL=C comm -12 <(echo "${mocked}") <(echo "${touched}"))
+  if [[ -z "${mocked}" ]]; then
+    fail "mocks: found no package in the .mockery.yaml files of ${TREE}; the check reads them wrong"
+  elif [[ -n "${both}" ]]; then
+    fail "mocks: the series touches packages with generated mocks: ${both//$'\n'/ }. If it changes their interfaces, regenerate the mocks with upstream's hack/update-mocks.sh inside ${TREE} and amend the patch."
+  fi
+}
+
+# Upstream's e2e test ownership (hack/verify-e2e-test-ownership.sh): every
+# spec of the e2e packages the series touches belongs to a SIG. The script
+# runs on the small e2e binary of make test-node (test/e2e/common/node),
+# which it finds where it would build upstream's whole e2e.test.
+verify_e2e_ownership() {
+  log "verify: e2e test ownership (upstream hack/verify-e2e-test-ownership.sh)"
+  source "${ROOT}/hack/lib/e2e.sh"
+  build_e2e
+  mkdir -p "${KUBE_ROOT}/_output/bin"
+  cp "${E2E_DIR}/e2e.test" "${E2E_DIR}/ginkgo" "${KUBE_ROOT}/_output/bin/"
+  rm -f "${KUBE_ROOT}/_output/specsummaries.json"
+  if ! (cd "${KUBE_ROOT}" && REUSE_BUILD_OUTPUT=y bash hack/verify-e2e-test-ownership.sh); then
+    fail "e2e ownership: a spec above has no [sig-...] owner. Fix it inside ${TREE} and run 'make patches'."
+  fi
+}
+
+# Upstream's golangci-lint (hack/verify-golangci-lint.sh) with upstream's
+# configuration (hack/golangci.yaml), on the packages the series touches,
+# reporting only what the series adds (--new-from-rev, as the script's -r).
+# golangci-lint and its logcheck and kube-api-linter plugins are built from
+# hack/tools. The configuration's "sorted" linter (feature gates in order) is
+# left out: its source is in upstream's hack/tools, which the module zip of
+# k8s.io/kubernetes lacks.
+verify_golangci_lint() {
+  log "verify: golangci-lint with upstream's hack/golangci.yaml, what the series adds"
+  local bin="${OUTPUT}/tools"
+  mkdir -p "${bin}"
+  go -C "${ROOT}/hack/tools" build -o "${bin}/golangci-lint" github.com/golangci/golangci-lint/v2/cmd/golangci-lint &&
+    go -C "${ROOT}/hack/tools" build -buildmode=plugin -o "${bin}/logcheck.so" sigs.k8s.io/logtools/logcheck/plugin &&
+    go -C "${ROOT}/hack/tools" build -buildmode=plugin -o "${bin}/kube-api-linter.so" sigs.k8s.io/kube-api-linter/pkg/plugin ||
+    { fail "golangci-lint: building it from hack/tools failed (above)"; return; }
+  sed -e "s;path: _output/local/bin/;path: ${bin}/;" -e '/^    - sorted$/d' \
+    -e '/^      sorted:$/,/^      kubeapilinter:$/{/^      kubeapilinter:$/!d}' \
+    "${KUBE_ROOT}/hack/golangci.yaml" >"${bin}/golangci.yaml"
+  local -a targets
+  mapfile -t targets < <(touched_packages)
+  if ! (cd "${KUBE_ROOT}" && "${bin}/golangci-lint" run --config="${bin}/golangci.yaml" \
+    --new --new-from-rev="$(base_commit)" "${targets[@]}"); then
+    fail "golangci-lint: fix what the series adds above inside ${TREE} (upstream's hack/verify-golangci-lint.sh runs the same), and run 'make patches'."
+  fi
+}
+
 # Upstream's generated files (API docs, OpenAPI, apply configurations,
 # generated.proto) match the series; see hack/verify-generated.sh.
 verify_generated() {
@@ -176,7 +263,7 @@ verify_hygiene() {
 }
 
 # The README names every target of the Makefile, and nothing else as one;
-# make help lists the settings the scripts read.
+# the Makefile lists the settings the scripts read.
 verify_docs() {
   log "verify: the README's targets and the Makefile's"
   local targets named missing extra
@@ -190,7 +277,7 @@ verify_docs() {
   for setting in $(grep -ohE '\$\{KEP_[A-Z0-9_]+:-' "${ROOT}"/hack/*.sh "${ROOT}"/hack/{lib,internal}/*.sh | sed 's/^..//; s/:-$//' | LC_ALL=C sort -u); do
     # Set by the harness for its own scripts, not by users.
     case "${setting}" in KEP_KUBE_ROOT | KEP_PATCHES | KEP_RELEASES | KEP_OUTPUT | KEP_NODE_INSIDE) continue ;; esac
-    grep -q "^#: ${setting} " "${ROOT}/Makefile" || fail "docs: ${setting} is read by hack/ but not listed in the Makefile's settings (make help)"
+    grep -q "^#[:-] ${setting} " "${ROOT}/Makefile" || fail "docs: ${setting} is read by hack/ but not listed in the Makefile's settings"
   done
   log "verify: links, anchors, targets, paths and settings that the docs name"
   (
@@ -202,17 +289,27 @@ verify_docs() {
   ) || fail "docs: a document names something that does not exist, or the guide's test-docs markup is wrong"
 }
 
+# The checks that take seconds first, and a stop if any fails; then those
+# that rebuild a base or run upstream's tools.
 ensure_checkout unit
-verify_docs
+verify_gofmt
+verify_project
 verify_hygiene
+verify_docs
+verify_boilerplate
+verify_spelling
+verify_mocks
 verify_exported
+if ((${#failed[@]})); then
+  die "verify failed: ${failed[*]} (the quick checks; the series and upstream's checks did not run)"
+fi
 verify_series_applies
 verify_ports
-verify_gofmt
-verify_boilerplate
-verify_project
 if [[ "${KEP_VERIFY_UPSTREAM:-1}" != 0 ]]; then
   verify_upstream
+  verify_import_boss
+  verify_golangci_lint
+  verify_e2e_ownership
   verify_generated
 fi
 

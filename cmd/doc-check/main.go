@@ -25,7 +25,7 @@ var (
 	pathRef  = regexp.MustCompile("(?:^|[^/\\w.])((?:hack|cmd|test|docs)/[A-Za-z0-9_./*-]*[A-Za-z0-9_*])")
 	setting  = regexp.MustCompile(`\bKEP_[A-Z0-9_]+[A-Z0-9]`)
 	target   = regexp.MustCompile(`(?m)^([a-z0-9-]+):.*## `)
-	settings = regexp.MustCompile(`(?m)^#: (\S+) `)
+	settings = regexp.MustCompile(`(?m)^#[:-] (\S+) `)
 	slugDrop = regexp.MustCompile(`[^\p{L}\p{N} _-]`)
 )
 
@@ -148,7 +148,7 @@ func (c *checker) check(path string) ([]string, error) {
 	}
 	for _, m := range setting.FindAllString(doc, -1) {
 		if !c.settings[m] {
-			report("the setting %s is not listed in the Makefile (make help)", m)
+			report("the setting %s is not listed in the Makefile", m)
 		}
 	}
 	return bad, nil

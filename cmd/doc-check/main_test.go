@@ -20,14 +20,14 @@ func write(t *testing.T, dir, name, text string) {
 
 func TestCheck(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, "Makefile", "#: KEP_NODE_RUN  the tests\ntest: ## Run the tests.\n")
+	write(t, root, "Makefile", "#: KEP_NODE_RUN  the tests\n#- KEP_DIFF_SEED  a maintainer's\ntest: ## Run the tests.\n")
 	write(t, root, "hack/test.sh", "KEP_INTERNAL=1 go test\n")
 	write(t, root, "docs/guide.md", "# The guide\n\n## Rollout order and version skew\n\n```sh\n# Not a heading\n```\n")
 	write(t, root, "README.md", `# Project
 
 [good](docs/guide.md#rollout-order-and-version-skew), [self](#project),
 [web](https://example.com/x#y), `+"`make test`"+`, hack/test.sh, hack/*.sh,
-KEP_NODE_RUN and KEP_INTERNAL, golang.org/x/perf/cmd/benchstat.
+KEP_NODE_RUN, KEP_DIFF_SEED and KEP_INTERNAL, golang.org/x/perf/cmd/benchstat.
 
 [gone](docs/missing.md), [no heading](docs/guide.md#not-a-heading),
 [no anchor](#nowhere), `+"`make test-docs`"+`, hack/run.sh, KEP_NODE_GONE.
@@ -46,7 +46,7 @@ KEP_NODE_RUN and KEP_INTERNAL, golang.org/x/perf/cmd/benchstat.
 		"README.md: the link #nowhere names no heading of README.md",
 		"README.md: make test-docs is not a target of the Makefile",
 		"README.md: hack/run.sh does not exist",
-		"README.md: the setting KEP_NODE_GONE is not listed in the Makefile (make help)",
+		"README.md: the setting KEP_NODE_GONE is not listed in the Makefile",
 	}
 	if !slices.Equal(bad, want) {
 		t.Errorf("got\n%q\nwant\n%q", bad, want)

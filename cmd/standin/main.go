@@ -3,8 +3,13 @@
 // release that the unserved one was made from: the packages are copied, their
 // imports of each other rewritten to the new module's paths, and a go.mod
 // written whose requirements are those of the base's go.mod that the copied
-// code imports. No code is written by hand: make checkout BASE=1.38 runs it
-// for each module of STANDINS in releases/1.38/upstream.env.
+// code imports. make checkout BASE=1.38 runs it for each module of
+// STAGING_UNSERVED and STANDIN_DEPENDENCIES in releases/1.38/upstream.env.
+//
+// Where 1.38 calls an API that the source does not have, a bridge adds it:
+// the files under bridges/MODULE, the only code of a stand-in that is not
+// copied. Each says what it bridges; they carry a "go:build ignore"
+// constraint here, which the stand-in's copy drops.
 //
 //	standin -module k8s.io/ktesting -source DIR -gomod BASE/go.mod -o OUT
 //
@@ -14,6 +19,7 @@ package main
 
 import (
 	"bytes"
+	"embed"
 	"flag"
 	"fmt"
 	"go/format"
@@ -77,13 +83,23 @@ var standins = map[string]standin{
 		bridges: map[string]string{"sigs.k8s.io/structured-merge-diff/v6": "sigs.k8s.io/structured-merge-diff/v7"},
 	},
 	// The iptables package that 1.38 moved out of the tree (pkg/util/iptables)
-	// into sigs.k8s.io/iptables-wrappers.
+	// into sigs.k8s.io/iptables-wrappers; the module's pkg/iptables is a
+	// bridge over it.
 	"sigs.k8s.io/iptables-wrappers": {
 		source:     "k8s.io/kubernetes@v1.37.2",
 		sourcePath: "k8s.io/kubernetes",
-		moves:      []move{{from: "pkg/util/iptables", to: "pkg/iptables"}},
+		moves:      []move{{from: "pkg/util/iptables", to: "internal/iptables", skip: []string{"testing"}}},
 	},
 }
+
+// bridges holds the bridges, below the path of the module each belongs to.
+//
+//go:embed bridges
+var bridges embed.FS
+
+// ignore is the build constraint that keeps a bridge out of this module's
+// build.
+const ignore = "//go:build ignore\n\n"
 
 func main() {
 	module := flag.String("module", "", "the module to write a stand-in for")
@@ -143,20 +159,50 @@ func write(module string, s standin, source, gomod, out string) error {
 			if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 				return nil
 			}
-			return copyFile(module, s, p, filepath.Join(out, filepath.FromSlash(m.to), rel), imports)
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return copyFile(module, s, p, src, filepath.Join(out, filepath.FromSlash(m.to), rel), imports)
 		})
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.from, err)
 		}
 	}
+	if err := writeBridges(module, s, out, imports); err != nil {
+		return err
+	}
 	return writeGoMod(module, gomod, out, imports)
 }
 
-// copyFile copies the Go file src to dst with its imports rewritten, and
-// adds its imports of other modules to imports.
-func copyFile(module string, s standin, src, dst string, imports map[string]bool) error {
+// writeBridges writes the bridges of module, if it has any, into the
+// stand-in, without their build constraint.
+func writeBridges(module string, s standin, out string, imports map[string]bool) error {
+	root := path.Join("bridges", module)
+	if _, err := fs.Stat(bridges, root); err != nil {
+		return nil
+	}
+	return fs.WalkDir(bridges, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		src, err := fs.ReadFile(bridges, p)
+		if err != nil {
+			return err
+		}
+		if !bytes.HasPrefix(src, []byte(ignore)) {
+			return fmt.Errorf("%s: a bridge starts with %q", p, ignore)
+		}
+		rel := strings.TrimPrefix(p, root+"/")
+		return copyFile(module, s, p, src[len(ignore):], filepath.Join(out, filepath.FromSlash(rel)), imports)
+	})
+}
+
+// copyFile writes the Go file src, read from name, to dst with its imports
+// rewritten, and adds its imports of other modules to imports.
+func copyFile(module string, s standin, name string, src []byte, dst string, imports map[string]bool) error {
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, src, nil, parser.ParseComments)
+	f, err := parser.ParseFile(fset, name, src, parser.ParseComments)
 	if err != nil {
 		return err
 	}
@@ -170,7 +216,7 @@ func copyFile(module string, s standin, src, dst string, imports map[string]bool
 		}
 		if to, moved := s.rewrite(module, imp); moved {
 			spec.Path.Value = strconv.Quote(to)
-		} else if strings.Contains(strings.Split(imp, "/")[0], ".") {
+		} else if imp != module && !strings.HasPrefix(imp, module+"/") && strings.Contains(strings.Split(imp, "/")[0], ".") {
 			imports[imp] = true
 		}
 	}

@@ -22,6 +22,7 @@ limitations under the License.
 package kepnode
 
 import (
+	"bytes"
 	"flag"
 	"os"
 	"testing"
@@ -65,3 +66,24 @@ func TestE2E(t *testing.T) {
 	suiteConfig, reporterConfig := framework.CreateGinkgoConfig()
 	ginkgo.RunSpecs(t, "KEP-6318 node e2e suite", suiteConfig, reporterConfig)
 }
+
+// --spec-dump writes a line of JSON for each spec, as upstream's suite
+// does: make verify's e2e test ownership check (upstream's
+// hack/verify-e2e-test-ownership.sh) reads it from a dry run.
+var _ = ginkgo.ReportAfterSuite("spec dump", func(report ginkgo.Report) {
+	if framework.TestContext.SpecSummaryOutput == "" {
+		return
+	}
+	var b bytes.Buffer
+	for _, spec := range report.SpecReports {
+		data, err := spec.MarshalJSON()
+		if err != nil {
+			panic(err)
+		}
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(framework.TestContext.SpecSummaryOutput, b.Bytes(), 0o644); err != nil {
+		panic(err)
+	}
+})
