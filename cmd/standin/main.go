@@ -193,8 +193,11 @@ func writeBridges(module string, s standin, out string, imports map[string]bool)
 		if !bytes.HasPrefix(src, []byte(ignore)) {
 			return fmt.Errorf("%s: a bridge starts with %q", p, ignore)
 		}
-		rel := strings.TrimPrefix(p, root+"/")
-		return copyFile(module, s, p, src[len(ignore):], filepath.Join(out, filepath.FromSlash(rel)), imports)
+		dst := filepath.Join(out, filepath.FromSlash(strings.TrimPrefix(p, root+"/")))
+		if _, err := os.Stat(dst); err == nil {
+			return fmt.Errorf("%s: a bridge would replace a file of the source; give it a name of its own", p)
+		}
+		return copyFile(module, s, p, src[len(ignore):], dst, imports)
 	})
 }
 

@@ -58,7 +58,7 @@ import _ "k8s.io/kubernetes/pkg/util/iptables"
 			t.Errorf("%s is copied", skipped)
 		}
 	}
-	bridge := readFile(t, filepath.Join(out, "pkg/iptables/iptables.go"))
+	bridge := readFile(t, filepath.Join(out, "pkg/iptables/bridge.go"))
 	if strings.Contains(bridge, "go:build") {
 		t.Errorf("the bridge keeps its build constraint:\n%s", bridge)
 	}
@@ -74,10 +74,8 @@ import _ "k8s.io/kubernetes/pkg/util/iptables"
 // Every bridge is kept out of this module's build, and belongs to a known
 // stand-in.
 func TestBridges(t *testing.T) {
-	for _, module := range []string{"k8s.io/ktesting", "sigs.k8s.io/iptables-wrappers"} {
-		out := t.TempDir()
-		imports := map[string]bool{}
-		if err := writeBridges(module, standins[module], out, imports); err != nil {
+	for module, s := range standins {
+		if err := writeBridges(module, s, t.TempDir(), map[string]bool{}); err != nil {
 			t.Errorf("%s: %v", module, err)
 		}
 	}
@@ -93,5 +91,18 @@ func TestBridges(t *testing.T) {
 		if !found {
 			t.Errorf("bridges/%s belongs to no stand-in", e.Name())
 		}
+	}
+}
+
+// A bridge never replaces a file that the stand-in copied from the source.
+func TestBridgeReplacesNoFile(t *testing.T) {
+	out := t.TempDir()
+	writeFile(t, filepath.Join(out, "bridge.go"), "package ktesting\n")
+	err := writeBridges("k8s.io/ktesting", standins["k8s.io/ktesting"], out, map[string]bool{})
+	if err == nil || !strings.Contains(err.Error(), "would replace a file of the source") {
+		t.Errorf("got %v, want an error about the replaced file", err)
+	}
+	if got := readFile(t, filepath.Join(out, "bridge.go")); got != "package ktesting\n" {
+		t.Errorf("the source's file was replaced:\n%s", got)
 	}
 }
