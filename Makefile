@@ -14,7 +14,7 @@ help: ## Show the targets and the settings.
 	@sed -n 's/^#: //p' $(MAKEFILE_LIST)
 
 # The settings. Upstream's names where upstream has the setting, KEP_ otherwise.
-#: BASE                    the upstream base, a folder of releases/ (default 1.37; 1.38 runs checkout, patches, port, verify and test's unit tests)
+#: BASE                    the upstream base, a folder of releases/ (default 1.37; 1.38 for the series that goes to master)
 #: WHAT                    make test: go test only these packages (./pkg/...); make build: these commands (cmd/..., cmd/kubectl-probe for the plugin)
 #: KUBE_TIMEOUT            go test's timeout flag in make test, test-series, test-integration and test-e2e (default -timeout=30m, integration 60m)
 #: KUBE_TEST_ARGS          more go test arguments in make test, test-series, test-integration and test-e2e, such as -run TestX or -v

@@ -7,7 +7,9 @@
 # They live in test/sidebyside/testdata, which the project's own go commands
 # ignore.
 
-BASE_ROOT="${OUTPUT}/base"
+# The base tree of each base: _output/base for 1.37, _output/base-1.38 for
+# 1.38, so that both last through a run that tests both.
+BASE_ROOT="${OUTPUT}/${KUBE_TREE/kubernetes/base}"
 SIDEBYSIDE="${ROOT}/test/sidebyside/testdata"
 
 # ensure_base_tree makes BASE_ROOT a clean worktree of _output/kubernetes,

@@ -44,8 +44,14 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/status"
 	statustest "k8s.io/kubernetes/pkg/kubelet/status/testing"
 	kubeletutil "k8s.io/kubernetes/pkg/kubelet/util"
-	"k8s.io/kubernetes/test/utils/ktesting"
 )
+
+// kepContext is the benchmarks' context, cancelled when the benchmark ends.
+// Its logger discards: the benchmarks measure the prober, not logging, and
+// build on both bases (1.38 moved test/utils/ktesting to k8s.io/ktesting).
+func kepContext(b *testing.B) context.Context {
+	return klog.NewContext(b.Context(), logr.Discard())
+}
 
 // kepEnableGate turns MutableContainerProbes on in the patched tree. The base
 // tree does not have the gate.
@@ -76,7 +82,7 @@ func kepProbe(command string, period int32) *v1.Probe {
 // probe loop's hot path, which the series rewrites without a gate. It reports
 // the process CPU time per probe, for the budget, next to the wall time.
 func BenchmarkKEPDoProbe(b *testing.B) {
-	ctx := context.Context(ktesting.Init(b))
+	ctx := kepContext(b)
 	m := newTestManager()
 	w := newTestWorker(m, readiness, v1.Probe{})
 	m.statusManager.SetPodStatus(klog.FromContext(ctx), w.pod, getTestRunningStatus())
@@ -111,7 +117,7 @@ func BenchmarkKEPDoProbe(b *testing.B) {
 // Pod sync does.
 func BenchmarkKEPAddPodNoChange(b *testing.B) {
 	kepEnableGate(b)
-	ctx := context.Context(ktesting.Init(b))
+	ctx := kepContext(b)
 	m := newTestManager()
 	defer cleanup(b, m)
 	pod := &v1.Pod{}
