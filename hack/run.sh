@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts a real single-node cluster from the patched tree with
 # MutableContainerProbes on (hack/node-up.sh), walks through changing the
-# probes of a running container with kubectl (hack/walkthrough-node.sh), then
+# probes of a running container with kubectl (hack/internal/walkthrough-node.sh), then
 # stays up until Ctrl-C.
 #
 # On a machine that cannot run a node, it says what is missing and offers
@@ -55,7 +55,7 @@ run_control_plane() {
 
   local kubeconfig="${RUN_DIR}/kubeconfig"
   "${BIN}/kubectl" --kubeconfig "${kubeconfig}" config set-context --current --namespace demo >/dev/null
-  KUBECONFIG="${kubeconfig}" KUBECTL="${BIN}/kubectl" "${ROOT}/hack/walkthrough-control-plane.sh"
+  KUBECONFIG="${kubeconfig}" KUBECTL="${BIN}/kubectl" "${ROOT}/hack/internal/walkthrough-control-plane.sh"
 
   cat <<EOM
 
@@ -82,7 +82,7 @@ run_node() {
   "${ROOT}/hack/node-up.sh"
   trap '"${ROOT}/hack/node-down.sh"' EXIT
   trap 'echo; log "stopping"; exit 0' INT TERM
-  KUBECONFIG="${NODE_KUBECONFIG}" KUBECTL="${BIN}/kubectl" PROBE_IMAGE="${PROBE_IMAGE}" "${ROOT}/hack/walkthrough-node.sh"
+  KUBECONFIG="${NODE_KUBECONFIG}" KUBECTL="${BIN}/kubectl" PROBE_IMAGE="${PROBE_IMAGE}" "${ROOT}/hack/internal/walkthrough-node.sh"
 
   cat <<EOM
 

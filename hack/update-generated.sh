@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates, inside _output/kubernetes, what upstream derives from the API
-# types, with upstream's generators (see hack/verify-generated.sh):
+# types, with upstream's generators (see hack/internal/verify-generated.sh):
 #
 #   hack/update-codegen.sh swagger openapi applyconfigs
 #   every generated.proto and generated.pb.go (needs protoc; KEP_VERIFY_PROTOBUF=0

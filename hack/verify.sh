@@ -4,7 +4,7 @@
 #   hack/verify.sh                 every check
 #   KEP_VERIFY_UPSTREAM=0 hack/verify.sh   skip upstream's verify scripts and
 #                                      generated-file checks
-#   KEP_VERIFY_PROTOBUF=0, KEP_VERIFY_OPENAPI_SPEC=1   see hack/verify-generated.sh
+#   KEP_VERIFY_PROTOBUF=0, KEP_VERIFY_OPENAPI_SPEC=1   see hack/internal/verify-generated.sh
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
@@ -86,11 +86,8 @@ verify_ports() {
 
 verify_gofmt() {
   log "verify: gofmt"
-  local -a files=()
-  local f
-  while IFS= read -r f; do
-    [[ "${f}" == *.go && -f "${KUBE_ROOT}/${f}" ]] && files+=("${f}")
-  done < <(touched_files)
+  local -a files
+  mapfile -t files < <(touched_files | grep '\.go$')
   local bad=""
   if ((${#files[@]})); then
     bad=$(cd "${KUBE_ROOT}" && gofmt -s -l "${files[@]}")
@@ -108,11 +105,8 @@ verify_gofmt() {
 # without checking anything.
 verify_boilerplate() {
   log "verify: license headers (upstream hack/boilerplate/boilerplate.py)"
-  local -a files=()
-  local f
-  while IFS= read -r f; do
-    [[ -f "${KUBE_ROOT}/${f}" ]] && files+=("${f}")
-  done < <(touched_files)
+  local -a files
+  mapfile -t files < <(touched_files)
   local bad
   bad=$(cd "${KUBE_ROOT}" && python3 hack/boilerplate/boilerplate.py --rootdir . --boilerplate-dir hack/boilerplate "${files[@]}")
   if [[ -n "${bad}" ]]; then
@@ -144,11 +138,9 @@ verify_upstream() {
 # hack/tools pins it), on the files the series touches and the project's own.
 verify_spelling() {
   log "verify: spelling (misspell, as upstream hack/verify-spelling.sh)"
-  local -a files=()
+  local -a files
+  mapfile -t files < <(touched_files | sed "s|^|${KUBE_ROOT}/|")
   local f
-  while IFS= read -r f; do
-    [[ -f "${KUBE_ROOT}/${f}" ]] && files+=("${KUBE_ROOT}/${f}")
-  done < <(touched_files)
   while IFS= read -r f; do
     files+=("${ROOT}/${f}")
   done < <(cd "${ROOT}" && git ls-files --cached --others --exclude-standard | grep -v -e '\.patch$' -e '/testdata/' -e '/range-diff$' -e '^hack/tools/go\.\(mod\|sum\)$')
@@ -228,10 +220,10 @@ verify_golangci_lint() {
 }
 
 # Upstream's generated files (API docs, OpenAPI, apply configurations,
-# generated.proto) match the series; see hack/verify-generated.sh.
+# generated.proto) match the series; see hack/internal/verify-generated.sh.
 verify_generated() {
-  log "verify: upstream's generated files (hack/verify-generated.sh)"
-  if ! "${ROOT}/hack/verify-generated.sh"; then
+  log "verify: upstream's generated files (hack/internal/verify-generated.sh)"
+  if ! "${ROOT}/hack/internal/verify-generated.sh"; then
     fail "generated: run 'hack/update-generated.sh', amend the patch the files belong to inside ${TREE}, and run 'make patches'."
   fi
 }
@@ -291,7 +283,7 @@ verify_docs() {
 
 # The checks that take seconds first, and a stop if any fails; then those
 # that rebuild a base or run upstream's tools.
-ensure_checkout unit
+ensure_checkout
 verify_gofmt
 verify_project
 verify_hygiene

@@ -37,8 +37,8 @@ all_running() {
   done
 }
 
-# start NAME CMD... runs a component with its output in DIR/NAME.log.
-start() {
+# start_component NAME CMD... runs a component with its output in DIR/NAME.log.
+start_component() {
   local name=$1
   shift
   "$@" >"${dir}/${name}.log" 2>&1 &
@@ -65,13 +65,13 @@ write_pki "${dir}/certs"
 write_kubeconfig "${dir}/kubeconfig" "https://127.0.0.1:${port}" "${dir}/certs"
 
 etcd_flags local "${dir}/etcd" "${etcd_port}" "$((etcd_port + 1))"
-start etcd "${BIN}/etcd" "${ETCD_FLAGS[@]}"
+start_component etcd "${BIN}/etcd" "${ETCD_FLAGS[@]}"
 wait_for etcd curl -fsS "http://127.0.0.1:${etcd_port}/health"
 
 # No node runs here: the API server advertises loopback, and does not write
 # that address into the kubernetes Service's endpoints.
 apiserver_flags "${dir}/certs" "${etcd_port}" "${port}" "${gate}"
-start kube-apiserver "${BIN}/kube-apiserver" "${APISERVER_FLAGS[@]}" \
+start_component kube-apiserver "${BIN}/kube-apiserver" "${APISERVER_FLAGS[@]}" \
   --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --endpoint-reconciler-type none
 wait_for kube-apiserver "${BIN}/kubectl" --kubeconfig "${dir}/kubeconfig" get --raw /readyz
 echo ready

@@ -30,7 +30,9 @@ ip addr add "${NODE_IP}/24" dev "${NODE_BRIDGE}"
 ip link set "${NODE_BRIDGE}" up
 ip route add default dev "${NODE_BRIDGE}"
 
-start() {
+# start_node_component NAME CMD... runs a component of the node with its output
+# in LOGS/NAME.log, and records its pid for node-down.
+start_node_component() {
   local name=$1
   shift
   "$@" >"${LOGS}/${name}.log" 2>&1 &
@@ -45,12 +47,12 @@ kube_apiserver() {
   shift 3
   [[ "${KEP_NODE_BASE:-0}" != 1 ]] || gate=""
   apiserver_flags "${CERTS}" 2379 "${port}" "${gate}"
-  start "${name}" "${NODE_KUBE_BIN}/kube-apiserver" "${APISERVER_FLAGS[@]}" \
+  start_node_component "${name}" "${NODE_KUBE_BIN}/kube-apiserver" "${APISERVER_FLAGS[@]}" \
     --advertise-address "${NODE_IP}" --kubelet-preferred-address-types InternalIP "$@"
 }
 
 etcd_flags node "${NODE_STATE}/etcd" 2379 2380
-start etcd "${OUTPUT}/bin/etcd" "${ETCD_FLAGS[@]}"
+start_node_component etcd "${OUTPUT}/bin/etcd" "${ETCD_FLAGS[@]}"
 
 # More flags for the API server, for example an audit policy (make test-docs).
 read -ra apiserver_args <<<"${KEP_NODE_APISERVER_ARGS:-}"
@@ -61,20 +63,20 @@ if [[ -n "${KEP_NODE_APISERVER2_GATE:-}" ]]; then
   kube_apiserver kube-apiserver-2 6444 "${KEP_NODE_APISERVER2_GATE}"
 fi
 
-start kube-controller-manager "${NODE_KUBE_BIN}/kube-controller-manager" \
+start_node_component kube-controller-manager "${NODE_KUBE_BIN}/kube-controller-manager" \
   --kubeconfig "${CONF}/admin.kubeconfig" --leader-elect=false --bind-address 127.0.0.1 \
   --service-account-private-key-file "${CERTS}/sa.key" --root-ca-file "${CERTS}/ca.crt" \
   --use-service-account-credentials=false
 
-start kube-scheduler "${NODE_KUBE_BIN}/kube-scheduler" \
+start_node_component kube-scheduler "${NODE_KUBE_BIN}/kube-scheduler" \
   --kubeconfig "${CONF}/admin.kubeconfig" --leader-elect=false --bind-address 127.0.0.1
 
-start containerd containerd --config "${CONF}/containerd.toml"
+start_node_component containerd containerd --config "${CONF}/containerd.toml"
 # The kubelet exits when the runtime does not answer at once.
 poll 60 test -S /run/containerd/containerd.sock || true
 
 kubelet_command
-start kubelet "${KUBELET_COMMAND[@]}"
+start_node_component kubelet "${KUBELET_COMMAND[@]}"
 
 # PID 1 stays to reap orphans (shims re-parent to it) until it is killed.
 while true; do

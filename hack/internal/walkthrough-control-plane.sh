@@ -4,7 +4,7 @@
 # KUBECTL. It fails when the API server does not behave as the KEP says.
 set -euo pipefail
 
-source "$(dirname "${BASH_SOURCE[0]}")/lib/walkthrough.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/walkthrough.sh"
 
 probes() {
   kubectl get pod web -o jsonpath='generation={.metadata.generation}{"\n"}liveness={.spec.containers[0].livenessProbe}{"\n"}readiness={.spec.containers[0].readinessProbe}{"\n"}'

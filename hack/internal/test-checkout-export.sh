@@ -16,7 +16,7 @@
 #   stops, writing nothing, where the bases differ;
 # - make clean refuses while any base's tree holds work not exported.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
 
 [[ -d "${KUBE_ROOT}/.git" ]] || die "${KUBE_ROOT} does not exist. Run 'make checkout' first."
 base_commit >/dev/null || die "${KUBE_ROOT} has no ${BASE_TAG} tag. Run 'make checkout' first."

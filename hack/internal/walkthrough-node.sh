@@ -5,7 +5,7 @@
 # kubelet does not behave as the KEP says.
 set -euo pipefail
 
-source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
 source "${ROOT}/hack/lib/walkthrough.sh"
 
 NS=demo

@@ -15,7 +15,7 @@
 # are in a tree rebuilt from module zips. 'hack/update-generated.sh' fixes
 # what this reports.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
 
 require_generators
 
@@ -29,9 +29,9 @@ trap cleanup EXIT
 new_worktree "${tree}" HEAD
 
 failed=()
-# step NAME COMMAND... runs COMMAND in the scratch tree, then fails NAME if
+# verify_step NAME COMMAND... runs COMMAND in the scratch tree, then fails NAME if
 # the tree changed, and resets it for the next step.
-step() {
+verify_step() {
   local name=$1 start=${SECONDS}
   shift
   log "verify-generated: ${name}"
@@ -61,13 +61,13 @@ step() {
 what=""
 [[ "${KEP_VERIFY_OPENAPI_SPEC:-0}" == 1 ]] && what=etcd
 place_standins "${tree}" "${what}"
-step codegen bash hack/update-codegen.sh "${UPSTREAM_CODEGENS[@]}"
+verify_step codegen bash hack/update-codegen.sh "${UPSTREAM_CODEGENS[@]}"
 if [[ "${KEP_VERIFY_PROTOBUF:-1}" != 0 ]]; then
-  step protobuf generate_protobuf "${tree}"
+  verify_step protobuf generate_protobuf "${tree}"
 fi
 if [[ "${KEP_VERIFY_OPENAPI_SPEC:-0}" == 1 ]]; then
   # api/discovery records the API server's address, so the port must be upstream's.
-  step openapi-spec env -u API_PORT bash hack/update-openapi-spec.sh
+  verify_step openapi-spec env -u API_PORT bash hack/update-openapi-spec.sh
 fi
 
 if ((${#failed[@]})); then

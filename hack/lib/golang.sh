@@ -1,0 +1,45 @@
+# How the harness runs go on a tree: go test's flags and -trimpath, the
+# integration tests, and the etcd they need. hack/lib/init.sh sources it.
+
+# go_test_flags sets GO_TEST_FLAGS from upstream's settings for go test,
+# which make test, test-series, test-integration and test-e2e honour: KUBE_TIMEOUT (default
+# -timeout=$1) and KUBE_TEST_ARGS (more arguments, such as -run or -v).
+# GOFLAGS reaches go test through the environment.
+go_test_flags() { read -ra GO_TEST_FLAGS <<<"${KUBE_TIMEOUT:--timeout=$1} ${KUBE_TEST_ARGS:-}"; }
+# Tests and test binaries are built with -trimpath, which keeps a tree's path
+# out of Go's build and test cache keys: make test-series, in its own
+# worktree, and the base tree reuse what make test built and ran, and a fresh
+# clone what an earlier clone did.
+TRIMPATH=-trimpath
+
+# Integration test packages need etcd and run behind their own target.
+INTEGRATION_PACKAGES='^\./test/integration(/|$)'
+
+# go_test_integration ARGS... runs go test ARGS in the current directory, a
+# tree of this base, with the etcd of _output/bin. Upstream's test API server
+# finds its fixtures from its source path, which -trimpath makes relative to
+# the module; it then looks under TEST_SRCDIR/TEST_WORKSPACE, as under Bazel,
+# where a link names this base's tree. The path is the same for every
+# worktree, so it does not split Go's test cache.
+go_test_integration() {
+  local srcdir="${OUTPUT}/srcdir/${BASE}"
+  mkdir -p "${srcdir}/k8s.io"
+  ln -sfn "${KUBE_ROOT}" "${srcdir}/k8s.io/kubernetes"
+  PATH="${BIN}:${PATH}" TEST_SRCDIR="${srcdir}" TEST_WORKSPACE=. go test ${TRIMPATH} "$@"
+}
+
+# The node e2e suite's go test runs its specs against a node: make test and
+# make test-series vet it, and make test-node runs the specs.
+NODE_E2E_PACKAGES='^\./test/e2e_node(/|$)'
+
+# build_etcd builds the etcd that upstream's integration framework and
+# make run use, into _output/bin. go install refuses etcd's replace
+# directives; building it inside the Kubernetes workspace gives exactly the
+# version upstream pins.
+build_etcd() {
+  [[ -x "${BIN}/etcd" ]] && return
+  log "building etcd"
+  mkdir -p "${BIN}"
+  (cd "${KUBE_ROOT}" && go build -o "${BIN}/etcd" go.etcd.io/etcd/server/v3)
+}
+
