@@ -24,11 +24,18 @@ E2E_LABELS_GATE_OFF='!Feature:OffByDefault'
 # package (test/e2e/kepnode) to the tree.
 write_e2e_overlay() {
   mkdir -p "${E2E_DIR}"
+  # The suite imports ktesting's Gomega formatting, as upstream's does, from
+  # where the base has it: 1.38 moved test/utils/ktesting to k8s.io/ktesting.
+  local suite="${E2E_TESTDATA}/e2e_test.go"
+  if [[ ! -d "${KUBE_ROOT}/test/utils/ktesting" ]]; then
+    sed 's|"k8s.io/kubernetes/test/utils/ktesting/format"|"k8s.io/ktesting/format"|' "${suite}" >"${E2E_DIR}/e2e_test.go"
+    suite="${E2E_DIR}/e2e_test.go"
+  fi
   local pair sep=""
   {
     printf '{"Replace":{'
-    for pair in test/e2e/kepnode/zz_kep_e2e_test.go=e2e_test.go test/e2e/kepnode/images/main.go=images.go; do
-      printf '%s\n  "%s/%s": "%s/%s"' "${sep}" "${KUBE_ROOT}" "${pair%%=*}" "${E2E_TESTDATA}" "${pair#*=}"
+    for pair in "test/e2e/kepnode/zz_kep_e2e_test.go=${suite}" "test/e2e/kepnode/images/main.go=${E2E_TESTDATA}/images.go"; do
+      printf '%s\n  "%s/%s": "%s"' "${sep}" "${KUBE_ROOT}" "${pair%%=*}" "${pair#*=}"
       sep=","
     done
     printf '\n}}\n'
