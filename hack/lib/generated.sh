@@ -92,8 +92,12 @@ EOF
   local etcd_version
   etcd_version=$(sed -n 's/^ETCD_VERSION=\${ETCD_VERSION:-\(.*\)}$/\1/p' "${tree}/hack/lib/etcd.sh")
   build_etcd
-  [[ "$("${BIN}/etcd" --version)" == *"etcd Version: ${etcd_version}"* ]] ||
-    die "${BIN}/etcd is not etcd ${etcd_version}, the version ${tree}/hack/lib/etcd.sh pins. Remove it and run again."
+  # Upstream's scripts take this release or a later one, as ours (the
+  # workspace's go.etcd.io/etcd/server/v3) may be.
+  local built
+  built=$("${BIN}/etcd" --version | sed -n 's/^etcd Version: //p')
+  [[ "$(printf '%s\n' "${etcd_version}" "${built}" | sort -V | head -n 1)" == "${etcd_version}" ]] ||
+    die "${BIN}/etcd is etcd ${built}, older than the ${etcd_version} that ${tree}/hack/lib/etcd.sh pins."
   mkdir -p "${tree}/third_party/etcd-v${etcd_version}-${platform}"
   cp "${BIN}/etcd" "${tree}/third_party/etcd-v${etcd_version}-${platform}/etcd"
   ln -sfn "etcd-v${etcd_version}-${platform}" "${tree}/third_party/etcd"

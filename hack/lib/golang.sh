@@ -37,8 +37,13 @@ NODE_E2E_PACKAGES='^\./test/e2e_node(/|$)'
 # directives; building it inside the Kubernetes workspace gives exactly the
 # version upstream pins.
 build_etcd() {
-  [[ -x "${BIN}/etcd" ]] && return
-  log "building etcd"
+  local version
+  version=$(cd "${KUBE_ROOT}" && go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)
+  # The bases pin different releases: another base's etcd is rebuilt.
+  if [[ -x "${BIN}/etcd" ]] && [[ "$("${BIN}/etcd" --version 2>/dev/null)" == *"etcd Version: ${version#v}"* ]]; then
+    return
+  fi
+  log "building etcd ${version}"
   mkdir -p "${BIN}"
   (cd "${KUBE_ROOT}" && go build -o "${BIN}/etcd" go.etcd.io/etcd/server/v3)
 }
