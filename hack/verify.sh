@@ -289,28 +289,28 @@ verify_docs() {
   ) || fail "docs: a document names something that does not exist, or the guide's test-docs markup is wrong"
 }
 
+# run_checks CHECK... runs each check and logs the time it took, so that a
+# slow one shows in the CI log.
+run_checks() {
+  local check start
+  for check in "$@"; do
+    start=${SECONDS}
+    "${check}"
+    log "${check} took $((SECONDS - start))s"
+  done
+}
+
 # The checks that take seconds first, and a stop if any fails; then those
 # that rebuild a base or run upstream's tools.
 ensure_checkout
-verify_gofmt
-verify_project
-verify_hygiene
-verify_docs
-verify_boilerplate
-verify_spelling
-verify_mocks
-verify_exported
+run_checks verify_gofmt verify_project verify_hygiene verify_docs verify_boilerplate \
+  verify_spelling verify_mocks verify_exported
 if ((${#failed[@]})); then
   die "verify failed: ${failed[*]} (the quick checks; the series and upstream's checks did not run)"
 fi
-verify_series_applies
-verify_ports
+run_checks verify_series_applies verify_ports
 if [[ "${KEP_VERIFY_UPSTREAM:-1}" != 0 ]]; then
-  verify_upstream
-  verify_import_boss
-  verify_golangci_lint
-  verify_e2e_ownership
-  verify_generated
+  run_checks verify_upstream verify_import_boss verify_golangci_lint verify_e2e_ownership verify_generated
 fi
 
 if ((${#failed[@]})); then
