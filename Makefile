@@ -50,7 +50,7 @@ help: ## Show the targets and the settings.
 #- KEP_BENCH_PROBER_ROUNDS make bench: interleaved rounds of the prober benchmarks (default 3)
 #- KEP_VERIFY_UPSTREAM     make verify: 0 skips upstream's verify scripts and generated files
 #- KEP_VERIFY_PROTOBUF     make verify, make update-generated: 0 skips generated.proto (needs protoc)
-#- KEP_VERIFY_OPENAPI_SPEC make verify: 1 also checks api/openapi-spec (slow); make update-generated: 0 skips it
+#- KEP_VERIFY_OPENAPI_SPEC make verify, make update-generated: 0 skips api/openapi-spec and api/discovery
 #- KEP_PATCHES_FORCE       make patches: 1 writes the series even if it drops patches the tree never had, or is empty
 
 checkout: ## Rebuild _output/kubernetes: upstream base plus the series, patches/ (BASE=1.38: _output/kubernetes-1.38).

@@ -12,27 +12,27 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
-side_by_side bench
+kep::sidebyside::run bench
 
 rounds=${KEP_BENCH_ROUNDS:-30}
 prober_rounds=${KEP_BENCH_PROBER_ROUNDS:-3}
 benchtime=${KEP_BENCHTIME:-200ms}
 
 if ! command -v benchstat >/dev/null; then
-  log "installing benchstat"
+  kep::log::status "installing benchstat"
   go install golang.org/x/perf/cmd/benchstat@latest
 fi
 benchstat=$(command -v benchstat || echo "$(go env GOPATH)/bin/benchstat")
 
 PROBER_PKG=pkg/kubelet/prober
 for tree in base patched; do
-  root=$(tree_root "${tree}")
-  write_overlay "${work}/${tree}.overlay.json" "${root}" \
+  root=$(kep::sidebyside::tree_root "${tree}")
+  kep::sidebyside::write_overlay "${work}/${tree}.overlay.json" "${root}" \
     "${VALIDATION_PKG}/zz_kep_corpus_test.go=validation_corpus_test.go" \
     "${VALIDATION_PKG}/zz_kep_bench_test.go=validation_bench_test.go" \
     "staging/src/k8s.io/pod-security-admission/admission/zz_kep_significant.go=psa_significant.go" \
     "${PROBER_PKG}/zz_kep_bench_test.go=prober_bench_test.go"
-  log "bench: building the test binaries of the ${tree} tree"
+  kep::log::status "bench: building the test binaries of the ${tree} tree"
   (cd "${root}" &&
     go test -c ${TRIMPATH} -o "${work}/${tree}-$(basename "${VALIDATION_PKG}").test" -overlay "${work}/${tree}.overlay.json" "./${VALIDATION_PKG}" &&
     go test -c ${TRIMPATH} -o "${work}/${tree}-$(basename "${PROBER_PKG}").test" -overlay "${work}/${tree}.overlay.json" "./${PROBER_PKG}")
@@ -43,7 +43,7 @@ done
 run_tree() {
   local tree=$1 pkg=$2 bench=$3 root
   shift 3
-  root=$(tree_root "${tree}")
+  root=$(kep::sidebyside::tree_root "${tree}")
   (cd "${root}/${pkg}" && KEP_TREE=${tree} "${work}/${tree}-$(basename "${pkg}").test" -test.run '^$' \
     -test.bench "${bench}" -test.count 1 "$@") >>"${work}/${tree}.txt"
 }
@@ -64,13 +64,13 @@ interleaved() {
 }
 
 start=${SECONDS}
-log "bench: ValidatePodUpdate and Pod Security, ${rounds} rounds of ${benchtime}"
+kep::log::status "bench: ValidatePodUpdate and Pod Security, ${rounds} rounds of ${benchtime}"
 interleaved "${rounds}" "${VALIDATION_PKG}" '^BenchmarkKEP(ValidatePodUpdate|IsSignificantPodUpdate)$' -test.benchtime "${benchtime}"
-log "bench: the probe loop, ${rounds} rounds of ${benchtime}"
+kep::log::status "bench: the probe loop, ${rounds} rounds of ${benchtime}"
 interleaved "${rounds}" "${PROBER_PKG}" '^BenchmarkKEPDoProbe$' -test.benchtime "${benchtime}"
-log "bench: prober, ${prober_rounds} rounds"
+kep::log::status "bench: prober, ${prober_rounds} rounds"
 interleaved "${prober_rounds}" "${PROBER_PKG}" '^BenchmarkKEP(AddPodNoChange|RapidUpdates)$'
-log "bench: done in $((SECONDS - start))s"
+kep::log::status "bench: done in $((SECONDS - start))s"
 
 "${benchstat}" base="${work}/base.txt" patched="${work}/patched.txt" >"${work}/benchstat.txt"
 budget=0
@@ -79,7 +79,7 @@ budget=0
 # The report: what ran, where, and what it gave, as the run printed it.
 report="${ROOT}/docs/benchmarks.md"
 # The report names the commit of this repository whose series it measured.
-measured=$(series_tree "${PATCHES}")
+measured=$(kep::tree::series_tree "${PATCHES}")
 if [[ "${measured}" == "$(git -C "${ROOT}" rev-parse "HEAD:${SERIES}" 2>/dev/null)" ]]; then
   commit="the series of commit $(git -C "${ROOT}" rev-parse --short HEAD)"
 else
@@ -93,7 +93,7 @@ fi
   echo
   echo "- run: $(date -u +%Y-%m-%dT%H:%MZ), $((SECONDS - start)) s"
   echo "- machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(free -g | awk '/^Mem:/ {print $2}') GiB, $(go version | cut -d' ' -f3-)"
-  echo "- trees: ${KUBE_VERSION} and ${KUBE_VERSION} plus the $(patch_files | wc -l) patches of ${SERIES}/ (git tree ${measured:0:12}, ${commit})"
+  echo "- trees: ${KUBE_VERSION} and ${KUBE_VERSION} plus the $(kep::tree::patch_files | wc -l) patches of ${SERIES}/ (git tree ${measured:0:12}, ${commit})"
   echo "- rounds: ${rounds} of ${benchtime} (ValidatePodUpdate), ${prober_rounds} (prober), interleaved"
   echo
   echo "How to read it: the budgets below are what \`make bench\` checks. The gate-on"
@@ -115,6 +115,6 @@ fi
   echo '```'
 } >"${report}"
 cat "${work}/benchstat.txt" "${work}/budget.txt"
-log "bench: wrote ${report#"${ROOT}/"}"
-((budget == 0)) || die "bench: a performance budget is broken (see above); raw results in ${work#"${ROOT}/"}"
-log "bench: every budget holds"
+kep::log::status "bench: wrote ${report#"${ROOT}/"}"
+((budget == 0)) || kep::log::error_exit "bench: a performance budget is broken (see above); raw results in ${work#"${ROOT}/"}"
+kep::log::status "bench: every budget holds"

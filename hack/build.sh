@@ -16,26 +16,26 @@ mkdir -p "${BIN}"
 tree_targets=()
 for target in "${targets[@]}"; do
   if [[ "${target}" == "${PLUGIN}" ]]; then
-    log "building ${PLUGIN}, the kubectl plugin (kubectl probe)"
+    kep::log::status "building ${PLUGIN}, the kubectl plugin (kubectl probe)"
     (cd "${ROOT}" && go build -o "${BIN}/kubectl-probe" "./${PLUGIN}")
   else
     tree_targets+=("${target}")
   fi
 done
 if ((${#tree_targets[@]} == 0)); then
-  log "binaries are in ${BIN#"${ROOT}/"}"
+  kep::log::status "binaries are in ${BIN#"${ROOT}/"}"
   exit 0
 fi
 
-ensure_checkout
+kep::tree::ensure_checkout
 cd "${KUBE_ROOT}"
 
 # Stamp the version as upstream's hack/lib/version.sh does, so that
 # 'kubectl version' and the Node's kubeletVersion say which release and
 # which commit of the patched tree this is. Only the link step reads these.
-commit=$(kgit rev-parse HEAD)
+commit=$(kep::tree::git rev-parse HEAD)
 state=clean
-[[ -z "$(kgit status --porcelain --untracked-files=no)" ]] || state=dirty
+[[ -z "$(kep::tree::git status --porcelain --untracked-files=no)" ]] || state=dirty
 major=${KUBE_VERSION#v}
 minor=${major#*.}
 ldflags=()
@@ -50,10 +50,10 @@ for pkg in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
 done
 
 for target in "${tree_targets[@]}"; do
-  log "building ${target}"
+  kep::log::status "building ${target}"
   # Otherwise the build settings of the tests (-trimpath, as upstream's
   # release builds), so the binaries reuse the packages that the tests have
   # compiled (and the other way round).
   go build ${TRIMPATH} -ldflags "${ldflags[*]}" -o "${BIN}/$(basename "${target}")" "./${target}"
 done
-log "binaries are in ${BIN#"${ROOT}/"}"
+kep::log::status "binaries are in ${BIN#"${ROOT}/"}"

@@ -7,7 +7,7 @@
 # not apply, the git am session stays, so that the patch can be resolved
 # (git am --continue) or the apply abandoned (git am --abort). Only this
 # script ('make checkout') rebuilds an existing tree; the other targets use
-# it as it is (ensure_checkout in hack/lib/init.sh).
+# it as it is (kep::tree::ensure_checkout in hack/lib/init.sh).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
@@ -20,7 +20,7 @@ module_field() {
   out=$(cd "${TMPDIR:-/tmp}" && GOWORK=off GOFLAGS= go mod download -json "$@" 2>&1) || true
   if grep -q '"Error"' <<<"${out}" || ! grep -q '"Dir"' <<<"${out}"; then
     printf '%s\n' "${out}" >&2
-    die "could not download $* through the Go module proxy ($(go env GOPROXY)). Check the network and GOPROXY, then run 'make checkout' again."
+    kep::log::error_exit "could not download $* through the Go module proxy ($(go env GOPROXY)). Check the network and GOPROXY, then run 'make checkout' again."
   fi
   sed -n "s/^[[:space:]]*\"${field}\": \"\\(.*\\)\",\\?\$/\\1/p" <<<"${out}"
 }
@@ -42,7 +42,7 @@ standin_source() {
 standin() {
   local source
   source=$(standin_source "$1") || return 1
-  log "writing a stand-in for $1 from ${source}"
+  kep::log::status "writing a stand-in for $1 from ${source}"
   (cd "${ROOT}" && go run ./cmd/standin -module "$1" -source "$(module_field Dir "${source}")" -gomod "$3/go.mod" -o "$2")
 }
 
@@ -52,7 +52,7 @@ create_base() {
   rm -rf "${tmp}"
   mkdir -p "$(dirname "${KUBE_ROOT}")"
 
-  log "downloading ${KUBE_MODULE}@${KUBE_VERSION}"
+  kep::log::status "downloading ${KUBE_MODULE}@${KUBE_VERSION}"
   src=$(module_field Dir "${KUBE_MODULE}@${KUBE_VERSION}")
   cp -R "${src}" "${tmp}"
   chmod -R u+w "${tmp}"
@@ -64,7 +64,7 @@ create_base() {
     fi
     wanted+=("k8s.io/${name}@${STAGING_VERSION}")
   done
-  log "downloading ${#wanted[@]} staging modules at ${STAGING_VERSION}"
+  kep::log::status "downloading ${#wanted[@]} staging modules at ${STAGING_VERSION}"
   module_field Dir "${wanted[@]}" >/dev/null
   for name in "${wanted[@]}"; do
     name=${name#k8s.io/}
@@ -100,7 +100,7 @@ create_base() {
   done
   for name in ${STANDIN_DEPENDENCIES:-}; do
     standin "${name}" "${tmp}/standins/${name}" "${tmp}" ||
-      die "cmd/standin does not know ${name}, which releases/${BASE}/upstream.env lists in STANDIN_DEPENDENCIES"
+      kep::log::error_exit "cmd/standin does not know ${name}, which releases/${BASE}/upstream.env lists in STANDIN_DEPENDENCIES"
     go -C "${tmp}" work use "./standins/${name}"
     standins+=("${name} (from $(standin_source "${name}"))")
   done
@@ -134,44 +134,44 @@ create_base() {
 
 apply_series() {
   local base
-  base=$(base_commit)
-  kgit checkout -q -B master "${base}"
-  mapfile -t files < <(patch_files)
+  base=$(kep::tree::base_commit)
+  kep::tree::git checkout -q -B master "${base}"
+  mapfile -t files < <(kep::tree::patch_files)
   if ((${#files[@]})); then
-    log "applying ${#files[@]} patches"
+    kep::log::status "applying ${#files[@]} patches"
     # A patch that does not apply leaves the git am session for you to
     # resolve or abort; nothing is reset.
-    kgit am -q --committer-date-is-author-date "${files[@]}" || die_am_in_progress
+    kep::tree::git am -q --committer-date-is-author-date "${files[@]}" || kep::tree::am_in_progress_error
   fi
-  kgit update-ref "${SYNCED_REF}" HEAD
+  kep::tree::git update-ref "${SYNCED_REF}" HEAD
 }
 
 main() {
   if [[ -e "${KUBE_ROOT}" && ! -d "${KUBE_ROOT}/.git" ]]; then
-    die "${KUBE_ROOT} exists but is not a git repository. Move it away and run 'make checkout' again."
+    kep::log::error_exit "${KUBE_ROOT} exists but is not a git repository. Move it away and run 'make checkout' again."
   fi
   if [[ ! -d "${KUBE_ROOT}" ]]; then
     create_base
     apply_series
-    log "${KUBE_ROOT#"${ROOT}/"} is at ${KUBE_VERSION} plus $(patch_files | wc -l) patches"
+    kep::log::status "${KUBE_ROOT#"${ROOT}/"} is at ${KUBE_VERSION} plus $(kep::tree::patch_files | wc -l) patches"
     return
   fi
-  base_commit >/dev/null || die "${KUBE_ROOT} has no ${BASE_TAG} tag. Move it away and run 'make checkout' again."
-  ! am_in_progress || die_am_in_progress
+  kep::tree::base_commit >/dev/null || kep::log::error_exit "${KUBE_ROOT} has no ${BASE_TAG} tag. Move it away and run 'make checkout' again."
+  ! kep::tree::am_in_progress || kep::tree::am_in_progress_error
 
-  if [[ -z "$(kgit status --porcelain --untracked-files=normal)" ]] && is_exported; then
-    kgit update-ref "${SYNCED_REF}" HEAD
-    log "${TREE} is up to date with ${SERIES}/"
+  if [[ -z "$(kep::tree::git status --porcelain --untracked-files=normal)" ]] && kep::tree::is_exported; then
+    kep::tree::git update-ref "${SYNCED_REF}" HEAD
+    kep::log::status "${TREE} is up to date with ${SERIES}/"
     return
   fi
   local work
-  work=$(unexported_work)
+  work=$(kep::tree::unexported_work)
   if [[ -n "${work}" ]]; then
     printf '%s\n' "${work}" >&2
-    die "refusing to overwrite ${TREE}: it holds work that is not in ${SERIES}/. Run 'make patches' to export it (or discard it with 'git -C ${TREE} reset --hard ${SYNCED_REF}'), then run 'make checkout' again."
+    kep::log::error_exit "refusing to overwrite ${TREE}: it holds work that is not in ${SERIES}/. Run 'make patches' to export it (or discard it with 'git -C ${TREE} reset --hard ${SYNCED_REF}'), then run 'make checkout' again."
   fi
   apply_series
-  log "${TREE} now matches ${SERIES}/"
+  kep::log::status "${TREE} now matches ${SERIES}/"
 }
 
 main "$@"

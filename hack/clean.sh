@@ -10,14 +10,14 @@ for env in "${RELEASES}"/*/upstream.env; do
   (
     BASE=${base}
     source "${ROOT}/hack/lib/init.sh"
-    [[ -d "${KUBE_ROOT}/.git" ]] && base_commit >/dev/null || exit 0
-    if am_in_progress; then
-      die "refusing to remove _output/: ${TREE} is in a git am session. Finish it ('git -C ${TREE} am --continue' and 'make patches BASE=${BASE}') or abort it ('git -C ${TREE} am --abort') first."
+    [[ -d "${KUBE_ROOT}/.git" ]] && kep::tree::base_commit >/dev/null || exit 0
+    if kep::tree::am_in_progress; then
+      kep::log::error_exit "refusing to remove _output/: ${TREE} is in a git am session. Finish it ('git -C ${TREE} am --continue' and 'make patches BASE=${BASE}') or abort it ('git -C ${TREE} am --abort') first."
     fi
-    work=$(unexported_work)
+    work=$(kep::tree::unexported_work)
     if [[ -n "${work}" ]]; then
       printf '%s\n' "${work}" >&2
-      die "refusing to remove _output/: ${TREE} holds work that is not in ${SERIES}/. Run 'make patches BASE=${BASE}' first."
+      kep::log::error_exit "refusing to remove _output/: ${TREE} holds work that is not in ${SERIES}/. Run 'make patches BASE=${BASE}' first."
     fi
   ) || exit 1
 done
@@ -26,4 +26,4 @@ if [[ -f "${OUTPUT}/node/init.pid" || -f "${OUTPUT}/node/host.before" ]]; then
   "${ROOT}/hack/node-down.sh"
 fi
 rm -rf "${OUTPUT}"
-log "removed _output/"
+kep::log::status "removed _output/"

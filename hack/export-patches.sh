@@ -7,18 +7,18 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
-[[ -d "${KUBE_ROOT}/.git" ]] || die "${KUBE_ROOT} does not exist. Run 'make checkout' first."
-base_commit >/dev/null || die "${KUBE_ROOT} has no ${BASE_TAG} tag. Run 'make checkout' first."
-if [[ -n "$(kgit status --porcelain --untracked-files=no)" ]]; then
-  kgit status --short --untracked-files=no >&2
-  die "${TREE} has uncommitted changes. Commit them there (one commit per logical patch), then run 'make patches' again."
+[[ -d "${KUBE_ROOT}/.git" ]] || kep::log::error_exit "${KUBE_ROOT} does not exist. Run 'make checkout' first."
+kep::tree::base_commit >/dev/null || kep::log::error_exit "${KUBE_ROOT} has no ${BASE_TAG} tag. Run 'make checkout' first."
+if [[ -n "$(kep::tree::git status --porcelain --untracked-files=no)" ]]; then
+  kep::tree::git status --short --untracked-files=no >&2
+  kep::log::error_exit "${TREE} has uncommitted changes. Commit them there (one commit per logical patch), then run 'make patches' again."
 fi
 
-! am_in_progress || die_am_in_progress
+! kep::tree::am_in_progress || kep::tree::am_in_progress_error
 
 tmp=$(mktemp -d)
 trap 'rm -rf "${tmp}"' EXIT
-export_series "${tmp}"
+kep::tree::export_series "${tmp}"
 
 # subjects prints the subjects of the patch files given.
 subjects() {
@@ -32,13 +32,13 @@ subjects() {
 # of patches/ that HEAD lacks must have been in the tree when it was last
 # applied or exported (SYNCED_REF), and removed since. A patch that patches/
 # gained afterwards, for example with a git pull, is not the tree's to drop.
-mapfile -t current < <(patch_files)
+mapfile -t current < <(kep::tree::patch_files)
 if ((${#current[@]})) && [[ "${KEP_PATCHES_FORCE:-0}" != 1 ]]; then
   if ! compgen -G "${tmp}/*.patch" >/dev/null; then
-    die "${TREE} has no commits on top of ${BASE_TAG}, and ${SERIES}/ has ${#current[@]} patches: refusing to write an empty series over them. 'make checkout' applies ${SERIES}/; KEP_PATCHES_FORCE=1 make patches empties it."
+    kep::log::error_exit "${TREE} has no commits on top of ${BASE_TAG}, and ${SERIES}/ has ${#current[@]} patches: refusing to write an empty series over them. 'make checkout' applies ${SERIES}/; KEP_PATCHES_FORCE=1 make patches empties it."
   fi
-  synced=$(kgit rev-parse --verify -q "${SYNCED_REF}" || true)
-  had=$(if [[ -n "${synced}" ]]; then kgit log --format=%s "$(base_commit)..${synced}"; fi)
+  synced=$(kep::tree::git rev-parse --verify -q "${SYNCED_REF}" || true)
+  had=$(if [[ -n "${synced}" ]]; then kep::tree::git log --format=%s "$(kep::tree::base_commit)..${synced}"; fi)
   has=$(subjects "${tmp}"/*.patch)
   lost=()
   while read -r subject; do
@@ -48,7 +48,7 @@ if ((${#current[@]})) && [[ "${KEP_PATCHES_FORCE:-0}" != 1 ]]; then
   done < <(subjects "${current[@]}")
   if ((${#lost[@]})); then
     printf '  %s\n' "${lost[@]}" >&2
-    die "${SERIES}/ has ${#lost[@]} patches that ${TREE} never had (above), for example from a git pull: writing the series would drop them. Apply them to the tree first ('make checkout' if it holds no work of its own, or git am), or drop them with KEP_PATCHES_FORCE=1 make patches."
+    kep::log::error_exit "${SERIES}/ has ${#lost[@]} patches that ${TREE} never had (above), for example from a git pull: writing the series would drop them. Apply them to the tree first ('make checkout' if it holds no work of its own, or git am), or drop them with KEP_PATCHES_FORCE=1 make patches."
   fi
 fi
 
@@ -57,5 +57,5 @@ find "${PATCHES}" -maxdepth 1 -name '*.patch' -delete
 if compgen -G "${tmp}/*.patch" >/dev/null; then
   cp "${tmp}"/*.patch "${PATCHES}/"
 fi
-kgit update-ref "${SYNCED_REF}" HEAD
-log "exported $(patch_files | wc -l) patches to ${SERIES}/"
+kep::tree::git update-ref "${SYNCED_REF}" HEAD
+kep::log::status "exported $(kep::tree::patch_files | wc -l) patches to ${SERIES}/"

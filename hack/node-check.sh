@@ -4,4 +4,4 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
-require_node "the single-node cluster"
+kep::node::require "the single-node cluster"

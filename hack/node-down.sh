@@ -41,7 +41,7 @@ kill_file() {
     if [[ "${cmdline}" == *"${command}"* ]]; then
       kill -KILL "${pid}" 2>/dev/null || true
     else
-      log "not killing PID ${pid} from ${file##*/}: it now runs '${cmdline% }', not ${command}"
+      kep::log::status "not killing PID ${pid} from ${file##*/}: it now runs '${cmdline% }', not ${command}"
     fi
   fi
   rm -f "${file}"
@@ -97,7 +97,7 @@ main() {
         failed=1
       }
     done < <(sed -n '/^# sysctls$/,$p' "${NODE_DIR}/host.before" | sed 1d)
-    if ! diff -u "${NODE_DIR}/host.before" <(host_snapshot) >"${NODE_DIR}/host.diff"; then
+    if ! diff -u "${NODE_DIR}/host.before" <(kep::node::host_snapshot) >"${NODE_DIR}/host.diff"; then
       echo "the host differs from before the node started:"
       cat "${NODE_DIR}/host.diff"
       failed=1
@@ -106,9 +106,9 @@ main() {
     fi
   fi
   if ((failed)); then
-    die "teardown left something behind (above)"
+    kep::log::error_exit "teardown left something behind (above)"
   fi
-  log "node stopped; no process, mount, cgroup, network device or sysctl change left"
+  kep::log::status "node stopped; no process, mount, cgroup, network device or sysctl change left"
 }
 
 main "$@"

@@ -10,33 +10,33 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 gate=${1:-}
-[[ -z "${gate}" || "${gate}" == true || "${gate}" == false ]] || die "usage: hack/node-restart-kubelet.sh [true|false]"
-[[ "${KEP_NODE_INSIDE:-0}" == 1 ]] || node_init_pid >/dev/null ||
-  die "the node is not running; start it with 'make node-up'"
+[[ -z "${gate}" || "${gate}" == true || "${gate}" == false ]] || kep::log::error_exit "usage: hack/node-restart-kubelet.sh [true|false]"
+[[ "${KEP_NODE_INSIDE:-0}" == 1 ]] || kep::node::init_pid >/dev/null ||
+  kep::log::error_exit "the node is not running; start it with 'make node-up'"
 
 # The kubelet's PID in the node's PID namespace, as node-init.sh or an
 # earlier restart recorded it.
 pid=$(awk '$1 == "kubelet" {pid = $2} END {print pid}' "${NODE_STATE}/components")
-[[ -n "${pid}" ]] || die "no kubelet in ${NODE_STATE#"${ROOT}/"}/components"
+[[ -n "${pid}" ]] || kep::log::error_exit "no kubelet in ${NODE_STATE#"${ROOT}/"}/components"
 # kubelet_gone succeeds once the old kubelet has exited and its parent, the
 # node's init, has reaped it.
-kubelet_gone() { ! node_exec kill -0 "${pid}"; }
-node_exec kill "${pid}" 2>/dev/null || true
-poll 30 kubelet_gone || die "the kubelet (PID ${pid} in the node) did not stop"
+kubelet_gone() { ! kep::node::exec kill -0 "${pid}"; }
+kep::node::exec kill "${pid}" 2>/dev/null || true
+kep::util::poll 30 kubelet_gone || kep::log::error_exit "the kubelet (PID ${pid} in the node) did not stop"
 
 if [[ -n "${gate}" ]]; then
   sed -i "s/^featureGates: {MutableContainerProbes: [a-z]*}$/featureGates: {MutableContainerProbes: ${gate}}/" "${NODE_STATE}/conf/kubelet.yaml"
   grep -q "^featureGates: {MutableContainerProbes: ${gate}}$" "${NODE_STATE}/conf/kubelet.yaml" ||
-    die "could not set MutableContainerProbes=${gate} in ${NODE_STATE#"${ROOT}/"}/conf/kubelet.yaml"
+    kep::log::error_exit "could not set MutableContainerProbes=${gate} in ${NODE_STATE#"${ROOT}/"}/conf/kubelet.yaml"
 fi
 
 # The new kubelet's parent exits at once: it becomes a child of the node's
 # init, like the first one, and ends with it on teardown.
-kubelet_command
-node_exec setsid bash -c '"$@" >>"'"${NODE_STATE}/logs/kubelet.log"'" 2>&1 & echo "kubelet $!"' kubelet "${KUBELET_COMMAND[@]}" \
+kep::node::kubelet_command
+kep::node::exec setsid bash -c '"$@" >>"'"${NODE_STATE}/logs/kubelet.log"'" 2>&1 & echo "kubelet $!"' kubelet "${KUBELET_COMMAND[@]}" \
   >>"${NODE_STATE}/components"
 # kubelet_healthy succeeds once the new kubelet answers on its healthz port.
-kubelet_healthy() { node_exec bash -c 'exec 3<>/dev/tcp/127.0.0.1/10248'; }
-poll 60 kubelet_healthy ||
-  die "the kubelet did not come back; see ${NODE_STATE#"${ROOT}/"}/logs/kubelet.log"
-log "kubelet restarted${gate:+ with MutableContainerProbes=${gate}}"
+kubelet_healthy() { kep::node::exec bash -c 'exec 3<>/dev/tcp/127.0.0.1/10248'; }
+kep::util::poll 60 kubelet_healthy ||
+  kep::log::error_exit "the kubelet did not come back; see ${NODE_STATE#"${ROOT}/"}/logs/kubelet.log"
+kep::log::status "kubelet restarted${gate:+ with MutableContainerProbes=${gate}}"

@@ -9,6 +9,6 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 (($#)) || set -- bash
-node_exec env KUBECONFIG="${NODE_STATE}/conf/admin.kubeconfig" \
+kep::node::exec env KUBECONFIG="${NODE_STATE}/conf/admin.kubeconfig" \
   CONTAINERD_ADDRESS=/run/containerd/containerd.sock CONTAINERD_NAMESPACE=k8s.io \
   PATH="${BIN}:${NODE_BIN}:${PATH}" "$@"

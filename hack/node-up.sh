@@ -18,9 +18,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 CERTS="${NODE_STATE}/certs"
 CONF="${NODE_STATE}/conf"
 
-require_node "starting the node"
-if pid=$(node_init_pid); then
-  die "a node is already running (init pid ${pid}); stop it with hack/node-down.sh"
+kep::node::require "starting the node"
+if pid=$(kep::node::init_pid); then
+  kep::log::error_exit "a node is already running (init pid ${pid}); stop it with hack/node-down.sh"
 fi
 # A node that was not torn down (a killed test run) is cleaned up first.
 if [[ -f "${NODE_DIR}/host.before" ]]; then
@@ -28,14 +28,14 @@ if [[ -f "${NODE_DIR}/host.before" ]]; then
 fi
 
 if [[ "${KEP_NODE_SKIP_BUILD:-0}" != 1 ]]; then
-  ensure_checkout
-  build_node
+  kep::tree::ensure_checkout
+  kep::node::build
 fi
 
 write_configs() {
   mkdir -p "${CONF}/cni" "${NODE_STATE}/logs" "${NODE_STATIC_PODS}"
-  write_kubeconfig "${CONF}/admin.kubeconfig" "https://${NODE_IP}:6443" "${CERTS}"
-  write_kubeconfig "${NODE_KUBECONFIG}" "https://127.0.0.1:${NODE_API_PORT}" "${CERTS}"
+  kep::control_plane::write_kubeconfig "${CONF}/admin.kubeconfig" "https://${NODE_IP}:6443" "${CERTS}"
+  kep::control_plane::write_kubeconfig "${NODE_KUBECONFIG}" "https://127.0.0.1:${NODE_API_PORT}" "${CERTS}"
 
   cat >"${CONF}/containerd.toml" <<EOF
 version = 3
@@ -124,7 +124,7 @@ EOF
 }
 
 teardown_on_failure() {
-  log "the node failed to start; logs are in ${NODE_STATE#"${ROOT}/"}/logs; tearing down"
+  kep::log::status "the node failed to start; logs are in ${NODE_STATE#"${ROOT}/"}/logs; tearing down"
   "${ROOT}/hack/node-down.sh" || true
 }
 
@@ -136,23 +136,23 @@ init_alive() { kill -0 "${unshare_pid}" 2>/dev/null; }
 wait_until() {
   local what=$1 seconds=$2 rc=0
   shift 2
-  poll "${seconds}" --while init_alive "$@" || rc=$?
+  kep::util::poll "${seconds}" --while init_alive "$@" || rc=$?
   case ${rc} in
     0) ;;
-    2) die "the node's init exited while waiting for ${what}" ;;
-    *) die "${what} did not happen within ${seconds}s" ;;
+    2) kep::log::error_exit "the node's init exited while waiting for ${what}" ;;
+    *) kep::log::error_exit "${what} did not happen within ${seconds}s" ;;
   esac
 }
 
 main() {
   rm -rf "${NODE_STATE}"
   mkdir -p "${NODE_STATE}"
-  write_pki "${CERTS}" "${NODE_IP}"
+  kep::control_plane::write_pki "${CERTS}" "${NODE_IP}"
   write_configs
-  host_snapshot >"${NODE_DIR}/host.before"
+  kep::node::host_snapshot >"${NODE_DIR}/host.before"
   trap teardown_on_failure EXIT
 
-  log "starting the node in its own namespaces"
+  kep::log::status "starting the node in its own namespaces"
   setsid unshare --mount --net --pid --fork --mount-proc --propagation private --kill-child=SIGKILL \
     -- "${ROOT}/hack/internal/node-init.sh" >"${NODE_STATE}/logs/init.log" 2>&1 </dev/null &
   unshare_pid=$!
@@ -170,19 +170,19 @@ main() {
 
   local kc=("${BIN}/kubectl" --kubeconfig "${NODE_KUBECONFIG}")
   wait_until "kube-apiserver /readyz" 120 "${kc[@]}" get --raw /readyz
-  wait_until "containerd" 60 node_exec test -S /run/containerd/containerd.sock
+  wait_until "containerd" 60 kep::node::exec test -S /run/containerd/containerd.sock
   # Every image built for the node: the project's, and upstream's e2e images
   # once make test-upstream-e2e has built them.
   local image
   for image in "${NODE_IMAGES}"/*.tar; do
-    node_exec "${NODE_BIN}/ctr" --address /run/containerd/containerd.sock -n k8s.io \
+    kep::node::exec "${NODE_BIN}/ctr" --address /run/containerd/containerd.sock -n k8s.io \
       images import --platform "linux/$(go env GOARCH)" "${image}" >/dev/null 2>&1 ||
-      die "importing ${image##*/} into containerd failed"
+      kep::log::error_exit "importing ${image##*/} into containerd failed"
   done
   wait_until "node ${NODE_NAME} Ready" 120 "${kc[@]}" wait --for=condition=Ready "node/${NODE_NAME}" --timeout=1s
   wait_until "the default service account" 60 "${kc[@]}" -n default get serviceaccount default
   trap - EXIT
-  log "node ${NODE_NAME} is Ready; KUBECONFIG=${NODE_KUBECONFIG}"
+  kep::log::status "node ${NODE_NAME} is Ready; KUBECONFIG=${NODE_KUBECONFIG}"
 }
 
 main "$@"

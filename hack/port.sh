@@ -28,19 +28,19 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 mode=${1:-port}
 
-[[ -n "${PORT_FROM:-}" ]] || die "releases/${BASE} is not ported from another series (no PORT_FROM in its upstream.env)."
+[[ -n "${PORT_FROM:-}" ]] || kep::log::error_exit "releases/${BASE} is not ported from another series (no PORT_FROM in its upstream.env)."
 [[ -d "${KUBE_ROOT}/.git" ]] || "${ROOT}/hack/checkout.sh" ||
-  die "${SERIES}/ does not apply to ${KUBE_VERSION} with git am."
-! am_in_progress || die_am_in_progress
-work=$(unexported_work)
+  kep::log::error_exit "${SERIES}/ does not apply to ${KUBE_VERSION} with git am."
+! kep::tree::am_in_progress || kep::tree::am_in_progress_error
+work=$(kep::tree::unexported_work)
 if [[ -n "${work}" ]]; then
   printf '%s\n' "${work}" >&2
-  die "${TREE} holds work that is not in ${SERIES}/. Run 'make patches BASE=${BASE}' first."
+  kep::log::error_exit "${TREE} holds work that is not in ${SERIES}/. Run 'make patches BASE=${BASE}' first."
 fi
 
-origin_dir=$(release_patches "${PORT_FROM}")
+origin_dir=$(kep::tree::release_patches "${PORT_FROM}")
 origin_series=${origin_dir#"${ROOT}/"}
-new=$(series_tree "${origin_dir}")
+new=$(kep::tree::series_tree "${origin_dir}")
 
 scratch=$(mktemp -d "${OUTPUT}/port.XXXXXX")
 trap 'rm -rf "${scratch}"' EXIT
@@ -49,15 +49,15 @@ trap 'rm -rf "${scratch}"' EXIT
 # ported from, and how the two differ.
 record() {
   echo "${new}" >"${RELEASE}/ported-from"
-  range_diff "refs/kep/port-new~${#N[@]}" refs/kep/port-new >"${RELEASE}/range-diff"
-  log "recorded releases/${BASE}/ported-from and releases/${BASE}/range-diff; review and commit releases/${BASE}/"
+  kep::tree::range_diff "refs/kep/port-new~${#N[@]}" refs/kep/port-new >"${RELEASE}/range-diff"
+  kep::log::status "recorded releases/${BASE}/ported-from and releases/${BASE}/range-diff; review and commit releases/${BASE}/"
 }
 
 # The origin's commits now (N), as last ported (O), on the origin's base,
 # and this series' commits (P).
-origin_base=$(release_var "${PORT_FROM}" BASE_TAG)
-origin_commits "${scratch}" "${origin_dir}" refs/kep/port-new
-mapfile -t N < <(kgit rev-list --reverse "${origin_base}..refs/kep/port-new")
+origin_base=$(kep::tree::release_var "${PORT_FROM}" BASE_TAG)
+kep::tree::origin_commits "${scratch}" "${origin_dir}" refs/kep/port-new
+mapfile -t N < <(kep::tree::git rev-list --reverse "${origin_base}..refs/kep/port-new")
 old=$(cat "${RELEASE}/ported-from" 2>/dev/null || true)
 case "${mode}" in
   record)
@@ -70,7 +70,7 @@ case "${mode}" in
       printf '!!! %s\n' "${origin_series}/ has changed since ${SERIES}/ was ported from it. Run 'make port BASE=${BASE}' and commit releases/${BASE}/." >&2
       rc=1
     fi
-    if ! range_diff "refs/kep/port-new~${#N[@]}" refs/kep/port-new | diff -u "${RELEASE}/range-diff" - >"${scratch}/diff"; then
+    if ! kep::tree::range_diff "refs/kep/port-new~${#N[@]}" refs/kep/port-new | diff -u "${RELEASE}/range-diff" - >"${scratch}/diff"; then
       head -n 60 "${scratch}/diff" >&2
       printf '!!! %s\n' "${SERIES}/ and ${origin_series}/ differ in ways that releases/${BASE}/range-diff does not record (above). Port the change with 'make port BASE=${BASE}'; if the difference is meant, 'hack/port.sh record' with BASE=${BASE} records it for review." >&2
       rc=1
@@ -79,36 +79,36 @@ case "${mode}" in
     ;;
 esac
 if [[ "${old}" == "${new}" ]]; then
-  log "${SERIES}/ is ported from ${origin_series}/ as it is; nothing to do"
+  kep::log::status "${SERIES}/ is ported from ${origin_series}/ as it is; nothing to do"
   exit 0
 fi
 [[ -n "${old}" ]] && git -C "${ROOT}" cat-file -e "${old}^{tree}" 2>/dev/null ||
-  die "releases/${BASE}/ported-from is missing or names a tree (${old:-none}) that is not in this clone's history. Fetch the full history (git fetch --unshallow); after a port by hand, 'BASE=${BASE} hack/port.sh record' records it."
+  kep::log::error_exit "releases/${BASE}/ported-from is missing or names a tree (${old:-none}) that is not in this clone's history. Fetch the full history (git fetch --unshallow); after a port by hand, 'BASE=${BASE} hack/port.sh record' records it."
 mkdir -p "${scratch}/old"
 git -C "${ROOT}" archive "${old}" | tar -x -C "${scratch}/old"
-origin_commits "${scratch}" "${scratch}/old" refs/kep/port-old
-mapfile -t O < <(kgit rev-list --reverse "${origin_base}..refs/kep/port-old")
-mapfile -t P < <(kgit rev-list --reverse "$(base_commit)..HEAD")
+kep::tree::origin_commits "${scratch}" "${scratch}/old" refs/kep/port-old
+mapfile -t O < <(kep::tree::git rev-list --reverse "${origin_base}..refs/kep/port-old")
+mapfile -t P < <(kep::tree::git rev-list --reverse "$(kep::tree::base_commit)..HEAD")
 if ((${#O[@]} != ${#P[@]} || ${#N[@]} != ${#P[@]})); then
-  die "${origin_series}/ had ${#O[@]} patches when last ported, has ${#N[@]} now, and ${SERIES}/ has ${#P[@]}: a patch was added or removed. Port it by hand in ${TREE} (git am -3), run 'make patches BASE=${BASE}', then 'BASE=${BASE} hack/port.sh record'."
+  kep::log::error_exit "${origin_series}/ had ${#O[@]} patches when last ported, has ${#N[@]} now, and ${SERIES}/ has ${#P[@]}: a patch was added or removed. Port it by hand in ${TREE} (git am -3), run 'make patches BASE=${BASE}', then 'BASE=${BASE} hack/port.sh record'."
 fi
 
-parent=$(base_commit)
+parent=$(kep::tree::base_commit)
 export GIT_INDEX_FILE="${scratch}/index"
 for k in "${!P[@]}"; do
-  kgit read-tree "${P[k]}"
-  if ! kgit diff --binary "${O[k]}" "${N[k]}" | kgit apply --cached --3way --allow-empty >"${scratch}/apply" 2>&1; then
+  kep::tree::git read-tree "${P[k]}"
+  if ! kep::tree::git diff --binary "${O[k]}" "${N[k]}" | kep::tree::git apply --cached --3way --allow-empty >"${scratch}/apply" 2>&1; then
     # Each commit carries the change on, so the patches after it conflict too.
     sed -n 's/^U /  /p; /^error/p' "${scratch}/apply" >&2
-    die "the change to ${origin_series}/ touches lines where the two bases differ, first in $(printf '%04d' $((k + 1))) \"$(kgit log -1 --format=%s "${N[k]}")\", in the files above; nothing was written. Port it by hand: in ${TREE}, edit that commit as the origin's was edited, run 'make patches BASE=${BASE}', then 'BASE=${BASE} hack/port.sh record'."
+    kep::log::error_exit "the change to ${origin_series}/ touches lines where the two bases differ, first in $(printf '%04d' $((k + 1))) \"$(kep::tree::git log -1 --format=%s "${N[k]}")\", in the files above; nothing was written. Port it by hand: in ${TREE}, edit that commit as the origin's was edited, run 'make patches BASE=${BASE}', then 'BASE=${BASE} hack/port.sh record'."
   fi
   # The origin's commit message and author, as git am gives them.
-  IFS=$'\t' read -r name email date < <(kgit log -1 --format=$'%an\t%ae\t%aI' "${N[k]}")
+  IFS=$'\t' read -r name email date < <(kep::tree::git log -1 --format=$'%an\t%ae\t%aI' "${N[k]}")
   parent=$(GIT_AUTHOR_NAME="${name}" GIT_AUTHOR_EMAIL="${email}" GIT_AUTHOR_DATE="${date}" GIT_COMMITTER_DATE="${date}" \
-    kgit commit-tree "$(kgit write-tree)" -p "${parent}" -F <(kgit log -1 --format=%B "${N[k]}"))
+    kep::tree::git commit-tree "$(kep::tree::git write-tree)" -p "${parent}" -F <(kep::tree::git log -1 --format=%B "${N[k]}"))
 done
 unset GIT_INDEX_FILE
 
-kgit reset -q --hard "${parent}"
+kep::tree::git reset -q --hard "${parent}"
 "${ROOT}/hack/export-patches.sh"
 record

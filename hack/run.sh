@@ -29,29 +29,29 @@ control_plane=""
 control_plane_running() { kill -0 "${control_plane}" 2>/dev/null; }
 
 require() {
-  command -v "$1" >/dev/null || die "'$1' is needed by make run. Install it (on Debian: apt-get install -y $2) and run 'make run' again."
+  command -v "$1" >/dev/null || kep::log::error_exit "'$1' is needed by make run. Install it (on Debian: apt-get install -y $2) and run 'make run' again."
 }
 
 run_control_plane() {
   if already_running; then
-    die "make run is already running (pid $(cat "${PIDFILE}")). Use it with 'export KUBECONFIG=${RUN_DIR}/kubeconfig', or stop it with Ctrl-C in its terminal."
+    kep::log::error_exit "make run is already running (pid $(cat "${PIDFILE}")). Use it with 'export KUBECONFIG=${RUN_DIR}/kubeconfig', or stop it with Ctrl-C in its terminal."
   fi
   require openssl openssl
   require curl curl
-  ensure_checkout
+  kep::tree::ensure_checkout
   WHAT="cmd/kube-apiserver cmd/kubectl" "${ROOT}/hack/build.sh"
-  build_etcd
+  kep::golang::build_etcd
 
-  log "starting etcd on 127.0.0.1:${ETCD_PORT} and kube-apiserver on https://127.0.0.1:${PORT} with --feature-gates=MutableContainerProbes=true"
+  kep::log::status "starting etcd on 127.0.0.1:${ETCD_PORT} and kube-apiserver on https://127.0.0.1:${PORT} with --feature-gates=MutableContainerProbes=true"
   local ready="${OUTPUT}/run.ready"
   rm -f "${ready}"
   "${ROOT}/hack/internal/control-plane.sh" "${RUN_DIR}" "${PORT}" "${ETCD_PORT}" true >"${ready}" &
   control_plane=$!
   echo "${control_plane}" >"${PIDFILE}"
   trap 'kill "${control_plane}" 2>/dev/null; wait "${control_plane}" 2>/dev/null; rm -f "${PIDFILE}" "${OUTPUT}/run.ready"' EXIT
-  trap 'echo; log "stopping"; exit 0' INT TERM
-  poll 300 --while control_plane_running grep -qx ready "${ready}" ||
-    die "the control plane did not start; the logs are in ${RUN_DIR#"${ROOT}/"}/"
+  trap 'echo; kep::log::status "stopping"; exit 0' INT TERM
+  kep::util::poll 300 --while control_plane_running grep -qx ready "${ready}" ||
+    kep::log::error_exit "the control plane did not start; the logs are in ${RUN_DIR#"${ROOT}/"}/"
 
   local kubeconfig="${RUN_DIR}/kubeconfig"
   "${BIN}/kubectl" --kubeconfig "${kubeconfig}" config set-context --current --namespace demo >/dev/null
@@ -70,18 +70,18 @@ EOM
     return
   fi
   wait "${control_plane}" || true
-  die "a component exited; see the logs in ${RUN_DIR}"
+  kep::log::error_exit "a component exited; see the logs in ${RUN_DIR}"
 }
 
 run_node() {
   local pid
-  if pid=$(node_init_pid); then
-    die "a node is already running (init pid ${pid}). Use it with 'export KUBECONFIG=${NODE_KUBECONFIG}', or stop it with Ctrl-C in its terminal or hack/node-down.sh."
+  if pid=$(kep::node::init_pid); then
+    kep::log::error_exit "a node is already running (init pid ${pid}). Use it with 'export KUBECONFIG=${NODE_KUBECONFIG}', or stop it with Ctrl-C in its terminal or hack/node-down.sh."
   fi
   require openssl openssl
   "${ROOT}/hack/node-up.sh"
   trap '"${ROOT}/hack/node-down.sh"' EXIT
-  trap 'echo; log "stopping"; exit 0' INT TERM
+  trap 'echo; kep::log::status "stopping"; exit 0' INT TERM
   KUBECONFIG="${NODE_KUBECONFIG}" KUBECTL="${BIN}/kubectl" PROBE_IMAGE="${PROBE_IMAGE}" "${ROOT}/hack/internal/walkthrough-node.sh"
 
   cat <<EOM
@@ -101,16 +101,16 @@ EOM
   if [[ "${KEP_RUN_EXIT:-0}" == 1 ]]; then
     return
   fi
-  while node_init_pid >/dev/null; do
+  while kep::node::init_pid >/dev/null; do
     sleep 2
   done
-  die "the node stopped; see the logs in ${NODE_STATE}/logs"
+  kep::log::error_exit "the node stopped; see the logs in ${NODE_STATE}/logs"
 }
 
 main() {
   local mode="${KEP_RUN_MODE:-node}" missing answer
   if [[ "${mode}" == node ]]; then
-    missing=$(node_missing)
+    missing=$(kep::node::missing)
     if [[ -n "${missing}" ]]; then
       printf '!!! make run starts a real node, and this machine lacks:\n%s\n' "${missing}" >&2
       echo "The control-plane-only mode needs none of it: etcd and kube-apiserver on loopback, and a walkthrough of what the API server accepts and rejects (Pods stay Pending)." >&2
@@ -119,14 +119,14 @@ main() {
         [[ "${answer}" == [yY]* ]] || exit 1
         mode=control-plane
       else
-        die "run 'KEP_RUN_MODE=control-plane make run' for it"
+        kep::log::error_exit "run 'KEP_RUN_MODE=control-plane make run' for it"
       fi
     fi
   fi
   case "${mode}" in
     node) run_node ;;
     control-plane) run_control_plane ;;
-    *) die "KEP_RUN_MODE=${mode}: want node or control-plane" ;;
+    *) kep::log::error_exit "KEP_RUN_MODE=${mode}: want node or control-plane" ;;
   esac
 }
 

@@ -13,38 +13,38 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
-side_by_side differential
+kep::sidebyside::run differential
 
 seed=${KEP_DIFF_SEED:-1}
 pairs=${KEP_DIFF_PAIRS:-30000}
 rm -f "${work}"/*.jsonl "${work}/repro.txt" "${work}/repro-pairs"
 
 for tree in patched base; do
-  root=$(tree_root "${tree}")
+  root=$(kep::sidebyside::tree_root "${tree}")
   # The fuzz target and the benchmarks are compiled in too, so that they
   # cannot rot between runs of make test-fuzz and make bench.
   overlay=("${VALIDATION_OVERLAY[@]}"
     "${VALIDATION_PKG}/zz_kep_fuzz_test.go=validation_fuzz_test.go"
     "${VALIDATION_PKG}/zz_kep_bench_test.go=validation_bench_test.go")
-  write_overlay "${work}/${tree}.overlay.json" "${root}" "${overlay[@]}"
+  kep::sidebyside::write_overlay "${work}/${tree}.overlay.json" "${root}" "${overlay[@]}"
   if [[ ${tree} == patched && -n "${KEP_DIFF_MUTANT:-}" ]]; then
     for mutant in ${KEP_DIFF_MUTANT}; do
-      log "differential: patched tree with ${mutant%%=*} replaced by ${mutant#*=}"
+      kep::log::status "differential: patched tree with ${mutant%%=*} replaced by ${mutant#*=}"
       sed -i "s#^}}\$#,\n  \"${root}/${mutant%%=*}\": \"${mutant#*=}\"\n}}#" "${work}/${tree}.overlay.json"
     done
   fi
-  log "differential: building the ${VALIDATION_PKG} tests in the ${tree} tree"
+  kep::log::status "differential: building the ${VALIDATION_PKG} tests in the ${tree} tree"
   (cd "${root}" && go test -c ${TRIMPATH} -o "${work}/${tree}.test" -overlay "${work}/${tree}.overlay.json" "./${VALIDATION_PKG}")
-  log "differential: ${pairs} pairs (KEP_DIFF_SEED=${seed}) in the ${tree} tree"
+  kep::log::status "differential: ${pairs} pairs (KEP_DIFF_SEED=${seed}) in the ${tree} tree"
   start=${SECONDS}
   (cd "${root}/${VALIDATION_PKG}" &&
     KEP_DIFF_TREE=${tree} KEP_DIFF_SEED=${seed} KEP_DIFF_PAIRS=${pairs} KEP_DIFF_OUT="${work}/${tree}.jsonl" \
       "${work}/${tree}.test" -test.run '^TestKEPDifferential$' -test.count=1 -test.timeout=60m -test.v) | grep -v '^=== RUN'
-  log "differential: ${tree} tree took $((SECONDS - start))s"
+  kep::log::status "differential: ${tree} tree took $((SECONDS - start))s"
 done
 
 # make bench's prober benchmarks compile in the patched tree, too.
-write_overlay "${work}/prober.overlay.json" "${KUBE_ROOT}" "pkg/kubelet/prober/zz_kep_bench_test.go=prober_bench_test.go"
+kep::sidebyside::write_overlay "${work}/prober.overlay.json" "${KUBE_ROOT}" "pkg/kubelet/prober/zz_kep_bench_test.go=prober_bench_test.go"
 (cd "${KUBE_ROOT}" && go test -c ${TRIMPATH} -o /dev/null -overlay "${work}/prober.overlay.json" ./pkg/kubelet/prober)
 
 # Built, not go run: go run turns every failing exit status into 1, and 1
@@ -59,7 +59,7 @@ if ((rc == 1)); then
   echo
   echo "Reproducers (KEP_DIFF_SEED=${seed}), the pairs above:"
   cat "${work}/repro.txt"
-  die "the patched tree differs from the base (KEP_DIFF_SEED=${seed}); reproducers above and in ${work#"${ROOT}/"}/repro.txt"
+  kep::log::error_exit "the patched tree differs from the base (KEP_DIFF_SEED=${seed}); reproducers above and in ${work#"${ROOT}/"}/repro.txt"
 fi
-((rc == 0)) || die "differential: the records cannot be compared, or the corpus does not cover what the checks need (see above)"
-log "differential: no differences in ${pairs} pairs (KEP_DIFF_SEED=${seed})"
+((rc == 0)) || kep::log::error_exit "differential: the records cannot be compared, or the corpus does not cover what the checks need (see above)"
+kep::log::status "differential: no differences in ${pairs} pairs (KEP_DIFF_SEED=${seed})"

@@ -3,7 +3,7 @@
 # cluster, top to bottom, with cmd/doc-test: its commands run in a shell on
 # the node (hack/node-shell.sh), as on a control-plane host, and the output
 # the guide shows is compared with what they print. Needs root on Linux;
-# see node_missing in hack/lib/node.sh.
+# see kep::node::missing in hack/lib/node.sh.
 #
 # The cluster is started for the guide:
 #   - kube-apiserver records probe changes with the guide's own audit policy
@@ -17,10 +17,10 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
-require_node "make test-docs"
+kep::node::require "make test-docs"
 # The guide reads the audit log with jq.
 if ! command -v jq >/dev/null; then
-  log "installing jq"
+  kep::log::status "installing jq"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq jq >/dev/null
 fi
@@ -31,15 +31,15 @@ GUIDE=$(realpath "${KEP_DOCS_GUIDE:-${ROOT}/docs/changing-probes.md}")
 DOCS_DIR="${OUTPUT}/docs"
 POSTGRES_IMAGE=docker.io/library/postgres:17
 
-ensure_checkout
-build_node
+kep::tree::ensure_checkout
+kep::node::build
 # The guide's kubectl probe commands run the plugin from _output/bin, which
 # is on the node shell's PATH.
 WHAT=cmd/kubectl-probe "${ROOT}/hack/build.sh"
 build_e2e_images busybox agnhost
-log "building the postgres stand-in"
+kep::log::status "building the postgres stand-in"
 rootfs="${NODE_DIR}/rootfs/postgres"
-busybox_rootfs "${rootfs}"
+kep::node::busybox_rootfs "${rootfs}"
 mkdir -p "${rootfs}/usr/local/bin"
 cp "${ROOT}"/test/images/postgres-stand-in/{docker-entrypoint.sh,pg_isready} "${rootfs}/usr/local/bin/"
 "${NODE_BIN}/node-image" -rootfs "${rootfs}" -entrypoint /usr/local/bin/docker-entrypoint.sh \
@@ -58,7 +58,7 @@ trap '"${ROOT}/hack/node-down.sh"' EXIT
 # The guide's commands get a kubeconfig of their own: the guide sets its
 # namespace.
 cp "${NODE_STATE}/conf/admin.kubeconfig" "${DOCS_DIR}/kubeconfig"
-log "running ${GUIDE#"${ROOT}/"}"
+kep::log::status "running ${GUIDE#"${ROOT}/"}"
 NODE_STATIC_PODS="${NODE_STATIC_PODS}" "${NODE_BIN}/doc-test" -dir "${DOCS_DIR}" \
   -shell "${ROOT}/hack/node-shell.sh env KUBECONFIG=${DOCS_DIR}/kubeconfig" "${GUIDE}" |
   tee "${DOCS_DIR}/doc-test.log"

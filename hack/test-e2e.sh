@@ -4,12 +4,12 @@
 # with the patched kubectl, as a user would.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
-go_test_flags 30m
+kep::golang::test_flags 30m
 
-ensure_checkout
+kep::tree::ensure_checkout
 WHAT="cmd/kube-apiserver cmd/kubectl" "${ROOT}/hack/build.sh"
-build_etcd
+kep::golang::build_etcd
 
-log "black-box tests"
+kep::log::status "black-box tests"
 cd "${ROOT}"
 go test -tags e2e -count=1 "${GO_TEST_FLAGS[@]}" ./test/e2e/...

@@ -13,7 +13,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
-ensure_checkout
+kep::tree::ensure_checkout
 
 target=FuzzKEPValidatePodUpdate
 fuzztime=${KEP_FUZZTIME:-10m}
@@ -23,7 +23,7 @@ pkgdir="${KUBE_ROOT}/${VALIDATION_PKG}"
 mkdir -p "${work}" "${corpus}"
 
 [[ ! -e "${pkgdir}/testdata" ]] ||
-  die "${pkgdir#"${ROOT}/"}/testdata exists; it is not upstream's. Move any failing input in it to ${corpus#"${ROOT}/"} and remove it."
+  kep::log::error_exit "${pkgdir#"${ROOT}/"}/testdata exists; it is not upstream's. Move any failing input in it to ${corpus#"${ROOT}/"} and remove it."
 # keep_crashers moves what go test wrote into the tree to the project.
 keep_crashers() {
   local f
@@ -31,19 +31,19 @@ keep_crashers() {
   for f in "${pkgdir}/testdata/fuzz/${target}"/*; do
     [[ -e "${f}" ]] || continue
     mv "${f}" "${corpus}/"
-    log "fuzz: failing input saved as ${corpus#"${ROOT}/"}/$(basename "${f}"); commit it as a regression case"
+    kep::log::status "fuzz: failing input saved as ${corpus#"${ROOT}/"}/$(basename "${f}"); commit it as a regression case"
   done
   rm -rf "${pkgdir}/testdata"
 }
 trap keep_crashers EXIT
 
-write_overlay "${work}/overlay.json" "${KUBE_ROOT}" \
+kep::sidebyside::write_overlay "${work}/overlay.json" "${KUBE_ROOT}" \
   "${VALIDATION_PKG}/zz_kep_corpus_test.go=validation_corpus_test.go" \
   "${VALIDATION_PKG}/zz_kep_fuzz_test.go=validation_fuzz_test.go"
 
 cd "${KUBE_ROOT}"
-log "fuzz: ${target} for ${fuzztime} in ${VALIDATION_PKG} (patched tree)"
+kep::log::status "fuzz: ${target} for ${fuzztime} in ${VALIDATION_PKG} (patched tree)"
 start=${SECONDS}
 KEP_FUZZ_CORPUS="${corpus}" go test -overlay "${work}/overlay.json" -run "^${target}\$" -fuzz "^${target}\$" \
   -fuzztime "${fuzztime}" "./${VALIDATION_PKG}"
-log "fuzz: clean after $((SECONDS - start))s (KEP_FUZZTIME=${fuzztime})"
+kep::log::status "fuzz: clean after $((SECONDS - start))s (KEP_FUZZTIME=${fuzztime})"

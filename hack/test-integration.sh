@@ -6,20 +6,20 @@
 #   WHAT=./test/integration/pods KUBE_TEST_ARGS="-run TestPodProbeUpdates" hack/test-integration.sh
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
-go_test_flags 60m
+kep::golang::test_flags 60m
 
-ensure_checkout
-build_etcd
+kep::tree::ensure_checkout
+kep::golang::build_etcd
 
 if [[ -n "${WHAT:-}" ]]; then
   read -ra pkgs <<<"${WHAT}"
 else
-  mapfile -t pkgs < <(touched_packages | grep -E "${INTEGRATION_PACKAGES}" || true)
+  mapfile -t pkgs < <(kep::tree::touched_packages | grep -E "${INTEGRATION_PACKAGES}" || true)
 fi
 if ((${#pkgs[@]} == 0)); then
-  log "the series touches no integration package"
+  kep::log::status "the series touches no integration package"
   exit 0
 fi
-log "integration tests: ${pkgs[*]}"
+kep::log::status "integration tests: ${pkgs[*]}"
 cd "${KUBE_ROOT}"
-go_test_integration "${GO_TEST_FLAGS[@]}" "${pkgs[@]}"
+kep::golang::test_integration "${GO_TEST_FLAGS[@]}" "${pkgs[@]}"

@@ -2,7 +2,7 @@
 # Node end-to-end tests on a real single-node cluster: builds it, then for
 # each kubelet setting of MutableContainerProbes starts it
 # (hack/node-up.sh), runs the tests that apply, and tears it down with its
-# leftover checks (hack/node-down.sh). Needs root on Linux; see node_missing
+# leftover checks (hack/node-down.sh). Needs root on Linux; see kep::node::missing
 # in hack/lib/node.sh.
 #   - gate on: the feature's e2e specs of the series
 #     (test/e2e/common/node/container_probe_mutable.go), built and run as
@@ -19,11 +19,11 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
-require_node "make test-node"
+kep::node::require "make test-node"
 
 measure=${KEP_NODE_MEASURE:-0}
-ensure_checkout
-build_node
+kep::tree::ensure_checkout
+kep::node::build
 (cd "${ROOT}" && go test -c -tags node -o "${NODE_BIN}/node.test" ./test/node)
 if [[ "${measure}" != 1 ]]; then
   build_e2e
@@ -48,7 +48,7 @@ project_tests() {
 # applies, and stops it.
 suite() {
   local gate=$1 rc=0
-  log "node tests with MutableContainerProbes=${gate} on the kubelet"
+  kep::log::status "node tests with MutableContainerProbes=${gate} on the kubelet"
   KEP_NODE_KUBELET_GATE=${gate} KEP_NODE_SKIP_BUILD=1 "${ROOT}/hack/node-up.sh" || return 1
   if [[ "${measure}" == 1 ]]; then
     project_tests "${gate}" "${KEP_NODE_RUN:-^TestMeasure}" || rc=$?
@@ -78,8 +78,8 @@ if [[ "${measure}" != 1 ]]; then
 fi
 
 if [[ "${measure}" == 1 ]]; then
-  log "latencies measured by the tests:"
+  kep::log::status "latencies measured by the tests:"
   grep -o 'measure: .*' "${REPORT}" | sed 's/^measure: /  /' >&2 || true
 fi
-((rc == 0)) || die "node tests failed; the output is in ${REPORT#"${ROOT}/"} and ${E2E_DIR#"${ROOT}/"}/feature.log, the cluster's logs in ${NODE_STATE#"${ROOT}/"}/logs"
-log "node tests passed"
+((rc == 0)) || kep::log::error_exit "node tests failed; the output is in ${REPORT#"${ROOT}/"} and ${E2E_DIR#"${ROOT}/"}/feature.log, the cluster's logs in ${NODE_STATE#"${ROOT}/"}/logs"
+kep::log::status "node tests passed"

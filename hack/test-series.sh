@@ -8,24 +8,24 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # The flags and environment of make test's unit and integration runs, so
 # that a package whose inputs are those of HEAD gets make test's result from
 # Go's test cache instead of running again.
-go_test_flags 60m
+kep::golang::test_flags 60m
 integration_flags=("${GO_TEST_FLAGS[@]}")
-go_test_flags 30m
+kep::golang::test_flags 30m
 
-ensure_checkout
-build_etcd
+kep::tree::ensure_checkout
+kep::golang::build_etcd
 
 scratch="${OUTPUT}/series"
-trap 'remove_worktree "${scratch}"' EXIT
-new_worktree "${scratch}" "$(base_commit)"
+trap 'kep::tree::remove_worktree "${scratch}"' EXIT
+kep::tree::new_worktree "${scratch}" "$(kep::tree::base_commit)"
 git -C "${scratch}" config am.threeWay false
 
-mapfile -t patches < <(patch_files)
+mapfile -t patches < <(kep::tree::patch_files)
 for patch in "${patches[@]}"; do
   name=$(basename "${patch}")
-  log "series: ${name} ($((SECONDS / 60)) min so far)"
+  kep::log::status "series: ${name} ($((SECONDS / 60)) min so far)"
   git -C "${scratch}" am -q --committer-date-is-author-date "${patch}" ||
-    die "${name} does not apply on top of the patches before it. Rebase the series in ${TREE} and run 'make patches'."
+    kep::log::error_exit "${name} does not apply on top of the patches before it. Rebase the series in ${TREE} and run 'make patches'."
   mapfile -t pkgs < <(cd "${ROOT}" && go run ./cmd/series packages "${scratch}" "${patch}")
   ((${#pkgs[@]})) || continue
   # go vet has checked the packages and their tests; go test would run a
@@ -35,8 +35,8 @@ for patch in "${patches[@]}"; do
   mapfile -t integration < <(printf '%s\n' "${pkgs[@]}" | grep -E "${INTEGRATION_PACKAGES}" || true)
   if ! (cd "${scratch}" && go vet ${TRIMPATH} "${pkgs[@]}" &&
     { ((${#unit[@]} == 0)) || go test ${TRIMPATH} -vet=off "${GO_TEST_FLAGS[@]}" "${unit[@]}"; } &&
-    { ((${#integration[@]} == 0)) || go_test_integration -vet=off "${integration_flags[@]}" "${integration[@]}"; }); then
-    die "${name}: its packages do not pass on their own. Fix the patch in ${TREE} so that each commit builds and passes, then run 'make patches'."
+    { ((${#integration[@]} == 0)) || kep::golang::test_integration -vet=off "${integration_flags[@]}" "${integration[@]}"; }); then
+    kep::log::error_exit "${name}: its packages do not pass on their own. Fix the patch in ${TREE} so that each commit builds and passes, then run 'make patches'."
   fi
 done
-log "series: every patch builds and passes the tests of the packages it touches"
+kep::log::status "series: every patch builds and passes the tests of the packages it touches"

@@ -18,18 +18,18 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
-require_node "make test-upstream-e2e"
+kep::node::require "make test-upstream-e2e"
 
 read -ra configs <<<"${KEP_E2E_CONFIGS:-on off base}"
 for config in "${configs[@]}"; do
-  [[ "${config}" =~ ^(on|off|base)$ ]] || die "unknown configuration ${config}; use on, off or base"
+  [[ "${config}" =~ ^(on|off|base)$ ]] || kep::log::error_exit "unknown configuration ${config}; use on, off or base"
 done
 
-ensure_checkout
+kep::tree::ensure_checkout
 if [[ " ${configs[*]} " == *" base "* ]]; then
-  KEP_NODE_BASE=1 build_node
+  KEP_NODE_BASE=1 kep::node::build
 else
-  build_node
+  kep::node::build
 fi
 build_e2e
 build_e2e_images busybox agnhost pause
@@ -42,7 +42,7 @@ for config in "${configs[@]}"; do
     off) env+=(KEP_NODE_APISERVER_GATE=false KEP_NODE_KUBELET_GATE=false) ;;
     base) env+=(KEP_NODE_BASE=1) ;;
   esac
-  log "upstream e2e: configuration ${config}"
+  kep::log::status "upstream e2e: configuration ${config}"
   rm -f "${E2E_DIR}/${config}.json"
   if env "${env[@]}" "${ROOT}/hack/node-up.sh"; then
     # A failed spec shows in the table; the table decides.

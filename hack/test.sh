@@ -19,11 +19,11 @@
 #   GOFLAGS=-race WHAT=./pkg/registry/core/pod hack/test.sh
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
-go_test_flags 30m
+kep::golang::test_flags 30m
 
-ensure_checkout
+kep::tree::ensure_checkout
 
-log "project tests"
+kep::log::status "project tests"
 (cd "${ROOT}" && go test ./...)
 # The harness checks build a scratch tree of their own, and the 1.38 base
 # for the port: the full run has them, the quick loop (WHAT) does not.
@@ -33,21 +33,21 @@ fi
 
 if [[ -n "${WHAT:-}" ]]; then
   read -ra pkgs <<<"${WHAT}"
-  log "upstream tests: ${pkgs[*]}"
+  kep::log::status "upstream tests: ${pkgs[*]}"
   cd "${KUBE_ROOT}"
   go test ${TRIMPATH} "${GO_TEST_FLAGS[@]}" "${pkgs[@]}"
   exit 0
 fi
 
-mapfile -t touched < <(touched_packages | grep -Ev "${INTEGRATION_PACKAGES}" || true)
+mapfile -t touched < <(kep::tree::touched_packages | grep -Ev "${INTEGRATION_PACKAGES}" || true)
 mapfile -t pkgs < <(printf '%s\n' "${touched[@]}" | grep -Ev "^$|${NODE_E2E_PACKAGES}" || true)
 mapfile -t node_e2e < <(printf '%s\n' "${touched[@]}" | grep -E "${NODE_E2E_PACKAGES}" || true)
 if ((${#pkgs[@]})); then
-  log "upstream tests: ${pkgs[*]}"
+  kep::log::status "upstream tests: ${pkgs[*]}"
   (cd "${KUBE_ROOT}" && go test ${TRIMPATH} "${GO_TEST_FLAGS[@]}" "${pkgs[@]}")
 fi
 if ((${#node_e2e[@]})); then
-  log "go vet of the node e2e suite, whose specs make test-node runs: ${node_e2e[*]}"
+  kep::log::status "go vet of the node e2e suite, whose specs make test-node runs: ${node_e2e[*]}"
   (cd "${KUBE_ROOT}" && go vet ${TRIMPATH} "${node_e2e[@]}")
 fi
 "${ROOT}/hack/test-differential.sh"

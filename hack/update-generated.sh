@@ -8,29 +8,43 @@
 #   hack/update-openapi-spec.sh (builds kube-apiserver and serves the spec
 #   from it; KEP_VERIFY_OPENAPI_SPEC=0 skips it)
 #
-# The stand-ins of hack/lib/generated.sh are taken out again at the end; the
+# On a base with stand-in modules, what the generators change in the base
+# itself is taken out again (kep::generated::regenerate in hack/lib/generated.sh). The
+# stand-ins of hack/lib/generated.sh are taken out at the end; the
 # regenerated files are left for you to commit.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
-require_generators
-trap 'remove_standins "${KUBE_ROOT}"' EXIT
+kep::generated::require
+base_tree=""
+if [[ -n "$(kep::tree::standin_paths)" ]]; then
+  base_tree="${OUTPUT}/update-generated-base"
+fi
+cleanup() {
+  kep::generated::remove_standins "${KUBE_ROOT}"
+  [[ -z "${base_tree}" ]] || kep::tree::remove_worktree "${base_tree}"
+}
+trap cleanup EXIT
 
-what=""
-[[ "${KEP_VERIFY_OPENAPI_SPEC:-1}" != 0 ]] && what=etcd
-place_standins "${KUBE_ROOT}" "${what}"
-log "update-generated: hack/update-codegen.sh ${UPSTREAM_CODEGENS[*]}"
-(cd "${KUBE_ROOT}" && bash hack/update-codegen.sh "${UPSTREAM_CODEGENS[@]}")
+what=etcd
+[[ "${KEP_VERIFY_OPENAPI_SPEC:-1}" != 0 ]] || what=""
+kep::generated::place_standins "${KUBE_ROOT}" "${what}"
+if [[ -n "${base_tree}" ]]; then
+  kep::tree::new_worktree "${base_tree}" "$(kep::tree::base_commit)"
+  kep::generated::place_standins "${base_tree}"
+fi
+kep::log::status "update-generated: hack/update-codegen.sh ${UPSTREAM_CODEGENS[*]}"
+kep::generated::regenerate "${KUBE_ROOT}" "${base_tree}" bash hack/update-codegen.sh "${UPSTREAM_CODEGENS[@]}"
 if [[ "${KEP_VERIFY_PROTOBUF:-1}" != 0 ]]; then
-  log "update-generated: generated.proto"
-  generate_protobuf "${KUBE_ROOT}"
+  kep::log::status "update-generated: generated.proto"
+  kep::generated::regenerate "${KUBE_ROOT}" "${base_tree}" kep::generated::protobuf .
 fi
-if [[ "${KEP_VERIFY_OPENAPI_SPEC:-1}" != 0 ]]; then
-  log "update-generated: hack/update-openapi-spec.sh"
+if [[ -n "${what}" ]]; then
+  kep::log::status "update-generated: hack/update-openapi-spec.sh"
   # api/discovery records the API server's address, so the port must be upstream's.
-  (cd "${KUBE_ROOT}" && env -u API_PORT bash hack/update-openapi-spec.sh)
+  kep::generated::regenerate "${KUBE_ROOT}" "" env -u API_PORT bash hack/update-openapi-spec.sh
 fi
-remove_standins "${KUBE_ROOT}"
+cleanup
 trap - EXIT
-log "update-generated: done; commit what changed in ${KUBE_ROOT#"${ROOT}/"}:"
-kgit status --short
+kep::log::status "update-generated: done; commit what changed in ${KUBE_ROOT#"${ROOT}/"}:"
+kep::tree::git status --short

@@ -4,17 +4,15 @@
 #   hack/verify.sh                 every check
 #   KEP_VERIFY_UPSTREAM=0 hack/verify.sh   skip upstream's verify scripts and
 #                                      generated-file checks
-#   KEP_VERIFY_PROTOBUF=0, KEP_VERIFY_OPENAPI_SPEC=1   see hack/internal/verify-generated.sh
+#   KEP_VERIFY_PROTOBUF=0, KEP_VERIFY_OPENAPI_SPEC=0   see hack/internal/verify-generated.sh
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 # make verify checks every series from the default base: the ported series
-# apply to their bases and differ only as recorded. Upstream's checks of
-# generated files cannot run on 1.38 as they do on 1.37: the stand-in of
-# k8s.io/apiextensions-api has v0.37.2's doc comments, which 1.38's
-# generators copy into pkg/generated/openapi (docs/harness.md).
+# apply to their bases, differ only as recorded, and match what their own
+# generators make.
 [[ "${BASE}" == "${DEFAULT_BASE}" ]] ||
-  die "make verify checks the series of every base from BASE=${DEFAULT_BASE}; run it without BASE."
+  kep::log::error_exit "make verify checks the series of every base from BASE=${DEFAULT_BASE}; run it without BASE."
 
 # Upstream verify scripts (hack/verify-NAME.sh) that cover what the series
 # changes and run offline.
@@ -33,7 +31,7 @@ fail() {
 # The series must apply with git am to a base rebuilt from the module proxy
 # and give exactly the tree of _output/kubernetes at HEAD.
 verify_series_applies() {
-  log "verify: ${SERIES}/ applies to a fresh ${KUBE_VERSION} base and reproduces ${TREE}"
+  kep::log::status "verify: ${SERIES}/ applies to a fresh ${KUBE_VERSION} base and reproduces ${TREE}"
   local scratch
   scratch=$(mktemp -d "${OUTPUT}/verify.XXXXXX")
   if ! KEP_KUBE_ROOT="${scratch}/kubernetes" "${ROOT}/hack/checkout.sh" >"${scratch}/log" 2>&1; then
@@ -45,8 +43,8 @@ verify_series_applies() {
   local fresh head fresh_base base
   fresh=$(git -C "${scratch}/kubernetes" rev-parse 'HEAD^{tree}')
   fresh_base=$(git -C "${scratch}/kubernetes" rev-parse "${BASE_TAG}^{tree}")
-  head=$(kgit rev-parse 'HEAD^{tree}')
-  base=$(kgit rev-parse "${BASE_TAG}^{tree}")
+  head=$(kep::tree::git rev-parse 'HEAD^{tree}')
+  base=$(kep::tree::git rev-parse "${BASE_TAG}^{tree}")
   rm -rf "${scratch}"
   if [[ "${fresh_base}" != "${base}" ]]; then
     fail "base: the ${BASE_TAG} commit of ${TREE} is not the pristine base. Run 'make patches', then 'make clean checkout'."
@@ -58,16 +56,16 @@ verify_series_applies() {
 # patches/ must be exactly what 'make patches' writes for HEAD, with no
 # uncommitted work left in _output/kubernetes.
 verify_exported() {
-  log "verify: ${SERIES}/ is the export of ${TREE}"
+  kep::log::status "verify: ${SERIES}/ is the export of ${TREE}"
   local dirty
-  dirty=$(kgit status --porcelain --untracked-files=normal)
+  dirty=$(kep::tree::git status --porcelain --untracked-files=normal)
   if [[ -n "${dirty}" ]]; then
     printf '%s\n' "${dirty}" | head -n 20 >&2
     fail "export: ${TREE} has uncommitted changes. Commit them there, then run 'make patches'."
   fi
   local tmp
   tmp=$(mktemp -d)
-  export_series "${tmp}"
+  kep::tree::export_series "${tmp}"
   if ! diff -r "${tmp}" "${PATCHES}" >"${tmp}.diff" 2>&1; then
     head -n 40 "${tmp}.diff" >&2
     fail "export: ${SERIES}/ differs from 'make patches' output for ${TREE}. Run 'make patches' and commit ${SERIES}/."
@@ -80,10 +78,8 @@ verify_exported() {
 # differs from it only as its range-diff records (hack/port.sh check).
 verify_ports() {
   local release scratch
-  for release in "${RELEASES}"/*/; do
-    release=$(basename "${release}")
-    [[ "$(release_var "${release}" PORT_FROM)" == "${BASE}" ]] || continue
-    log "verify: the ${release} series applies to a fresh $(release_var "${release}" KUBE_VERSION) base and is ported from ${SERIES}/"
+  for release in $(kep::tree::ported_releases); do
+    kep::log::status "verify: the ${release} series applies to a fresh $(kep::tree::release_var "${release}" KUBE_VERSION) base and is ported from ${SERIES}/"
     scratch=$(mktemp -d "${OUTPUT}/verify.XXXXXX")
     if ! BASE="${release}" KEP_KUBE_ROOT="${scratch}/kubernetes" KEP_PATCHES= "${ROOT}/hack/port.sh" check; then
       fail "port: the ${release} series (above)"
@@ -93,9 +89,9 @@ verify_ports() {
 }
 
 verify_gofmt() {
-  log "verify: gofmt"
+  kep::log::status "verify: gofmt"
   local -a files
-  mapfile -t files < <(touched_files | grep '\.go$')
+  mapfile -t files < <(kep::tree::touched_files | grep '\.go$')
   local bad=""
   if ((${#files[@]})); then
     bad=$(cd "${KUBE_ROOT}" && gofmt -s -l "${files[@]}")
@@ -112,9 +108,9 @@ verify_gofmt() {
 # executable bit in the module zip, and verify-boilerplate.sh then passes
 # without checking anything.
 verify_boilerplate() {
-  log "verify: license headers (upstream hack/boilerplate/boilerplate.py)"
+  kep::log::status "verify: license headers (upstream hack/boilerplate/boilerplate.py)"
   local -a files
-  mapfile -t files < <(touched_files)
+  mapfile -t files < <(kep::tree::touched_files)
   local bad
   bad=$(cd "${KUBE_ROOT}" && python3 hack/boilerplate/boilerplate.py --rootdir . --boilerplate-dir hack/boilerplate "${files[@]}")
   if [[ -n "${bad}" ]]; then
@@ -124,7 +120,7 @@ verify_boilerplate() {
 }
 
 verify_project() {
-  log "verify: go vet of the project module"
+  kep::log::status "verify: go vet of the project module"
   if ! (cd "${ROOT}" && go vet -tags e2e,node ./...); then
     fail "vet: fix the go vet findings above in the project module."
   fi
@@ -133,7 +129,7 @@ verify_project() {
 verify_upstream() {
   local name
   for name in "${UPSTREAM_VERIFY[@]}"; do
-    log "verify: upstream hack/verify-${name}.sh"
+    kep::log::status "verify: upstream hack/verify-${name}.sh"
     if ! (cd "${KUBE_ROOT}" && bash "hack/verify-${name}.sh"); then
       local update="hack/update-${name}.sh"
       [[ -f "${KUBE_ROOT}/${update}" ]] || update="the change it reports"
@@ -145,9 +141,9 @@ verify_upstream() {
 # Upstream's spelling check (hack/verify-spelling.sh, misspell as
 # hack/tools pins it), on the files the series touches and the project's own.
 verify_spelling() {
-  log "verify: spelling (misspell, as upstream hack/verify-spelling.sh)"
+  kep::log::status "verify: spelling (misspell, as upstream hack/verify-spelling.sh)"
   local -a files
-  mapfile -t files < <(touched_files | sed "s|^|${KUBE_ROOT}/|")
+  mapfile -t files < <(kep::tree::touched_files | sed "s|^|${KUBE_ROOT}/|")
   local f
   while IFS= read -r f; do
     files+=("${ROOT}/${f}")
@@ -160,9 +156,9 @@ verify_spelling() {
 # Upstream's import restrictions (hack/verify-import-boss.sh), on the
 # packages the series touches.
 verify_import_boss() {
-  log "verify: import restrictions (upstream cmd/import-boss)"
+  kep::log::status "verify: import restrictions (upstream cmd/import-boss)"
   local -a pkgs
-  mapfile -t pkgs < <(touched_packages)
+  mapfile -t pkgs < <(kep::tree::touched_packages)
   if ! (cd "${KUBE_ROOT}" && go run ./cmd/import-boss "${pkgs[@]}"); then
     fail "import-boss: a package the series touches imports what its .import-restrictions forbid (above). Fix it inside ${TREE} and run 'make patches'."
   fi
@@ -172,11 +168,11 @@ verify_import_boss() {
 # configurations (.mockery.yaml) name the packages whose interfaces have
 # mocks. None may be one that the series touches, or its mocks need a look.
 verify_mocks() {
-  log "verify: no generated mock of a package the series touches (upstream .mockery.yaml)"
+  kep::log::status "verify: no generated mock of a package the series touches (upstream .mockery.yaml)"
   local mocked touched both
   mocked=$(cd "${KUBE_ROOT}" && find . -name .mockery.yaml -not -path './vendor/*' -not -path './_output/*' \
     -exec sed -n 's/^  \([a-z0-9.-]*\.[a-z]*\/[^:]*\):[[:space:]]*$/\1/p' {} + | LC_ALL=C sort -u)
-  touched=$(touched_packages | sed 's|^\./staging/src/||; s|^\./|k8s.io/kubernetes/|' | LC_ALL=C sort -u)
+  touched=$(kep::tree::touched_packages | sed 's|^\./staging/src/||; s|^\./|k8s.io/kubernetes/|' | LC_ALL=C sort -u)
   both=$(LC_ALL=C comm -12 <(echo "${mocked}") <(echo "${touched}"))
   if [[ -z "${mocked}" ]]; then
     fail "mocks: found no package in the .mockery.yaml files of ${TREE}; the check reads them wrong"
@@ -190,7 +186,7 @@ verify_mocks() {
 # runs on the small e2e binary of make test-node (test/e2e/common/node),
 # which it finds where it would build upstream's whole e2e.test.
 verify_e2e_ownership() {
-  log "verify: e2e test ownership (upstream hack/verify-e2e-test-ownership.sh)"
+  kep::log::status "verify: e2e test ownership (upstream hack/verify-e2e-test-ownership.sh)"
   source "${ROOT}/hack/lib/e2e.sh"
   build_e2e
   mkdir -p "${KUBE_ROOT}/_output/bin"
@@ -209,7 +205,7 @@ verify_e2e_ownership() {
 # left out: its source is in upstream's hack/tools, which the module zip of
 # k8s.io/kubernetes lacks.
 verify_golangci_lint() {
-  log "verify: golangci-lint with upstream's hack/golangci.yaml, what the series adds"
+  kep::log::status "verify: golangci-lint with upstream's hack/golangci.yaml, what the series adds"
   local bin="${OUTPUT}/tools"
   mkdir -p "${bin}"
   go -C "${ROOT}/hack/tools" build -o "${bin}/golangci-lint" github.com/golangci/golangci-lint/v2/cmd/golangci-lint &&
@@ -220,20 +216,32 @@ verify_golangci_lint() {
     -e '/^      sorted:$/,/^      kubeapilinter:$/{/^      kubeapilinter:$/!d}' \
     "${KUBE_ROOT}/hack/golangci.yaml" >"${bin}/golangci.yaml"
   local -a targets
-  mapfile -t targets < <(touched_packages)
+  mapfile -t targets < <(kep::tree::touched_packages)
   if ! (cd "${KUBE_ROOT}" && "${bin}/golangci-lint" run --config="${bin}/golangci.yaml" \
-    --new --new-from-rev="$(base_commit)" "${targets[@]}"); then
+    --new --new-from-rev="$(kep::tree::base_commit)" "${targets[@]}"); then
     fail "golangci-lint: fix what the series adds above inside ${TREE} (upstream's hack/verify-golangci-lint.sh runs the same), and run 'make patches'."
   fi
 }
 
 # Upstream's generated files (API docs, OpenAPI, apply configurations,
-# generated.proto) match the series; see hack/internal/verify-generated.sh.
+# generated.proto, the OpenAPI spec) match the series, on this base and on
+# every base ported from it, each with its own generators; see
+# hack/internal/verify-generated.sh. A ported base's tree is checked out if
+# it is not yet (make test BASE=<minor> then finds it).
 verify_generated() {
-  log "verify: upstream's generated files (hack/internal/verify-generated.sh)"
+  kep::log::status "verify: upstream's generated files (hack/internal/verify-generated.sh)"
   if ! "${ROOT}/hack/internal/verify-generated.sh"; then
     fail "generated: run 'hack/update-generated.sh', amend the patch the files belong to inside ${TREE}, and run 'make patches'."
   fi
+  local release tree
+  for release in $(kep::tree::ported_releases); do
+    tree="_output/$(kep::tree::release_var "${release}" KUBE_TREE)"
+    kep::log::status "verify: upstream's generated files of the ${release} series, in ${tree}"
+    if ! BASE="${release}" KEP_KUBE_ROOT= KEP_PATCHES= "${ROOT}/hack/checkout.sh" ||
+      ! BASE="${release}" KEP_KUBE_ROOT= KEP_PATCHES= "${ROOT}/hack/internal/verify-generated.sh"; then
+      fail "generated (${release}): run 'make update-generated BASE=${release}', amend the patch the files belong to inside ${tree}, and run 'make patches BASE=${release}' and 'BASE=${release} hack/port.sh record'."
+    fi
+  done
 }
 
 # Each patch reads like an upstream commit: its subject starts with
@@ -241,10 +249,10 @@ verify_generated() {
 # local machine. The gate's owner is a GitHub handle or marked as a
 # placeholder to fill in for the PR.
 verify_hygiene() {
-  log "verify: series hygiene (subjects, bodies, no local paths)"
+  kep::log::status "verify: series hygiene (subjects, bodies, no local paths)"
   local f subject body
   local release
-  for f in $(for release in "${RELEASES}"/*/; do release_patches "$(basename "${release}")"; done | sed 's|$|/[0-9][0-9][0-9][0-9]-*.patch|'); do
+  for f in $(for release in "${RELEASES}"/*/; do kep::tree::release_patches "$(basename "${release}")"; done | sed 's|$|/[0-9][0-9][0-9][0-9]-*.patch|'); do
     subject=$(git mailinfo /dev/null /dev/null <"${f}" | sed -n 's/^Subject: //p')
     body=$(sed -n '/^$/,/^---$/p' "${f}" | sed '1d;$d' | grep -c '[^[:space:]]' || true)
     if [[ "${subject}" != "KEP-6318: "* ]]; then
@@ -265,7 +273,7 @@ verify_hygiene() {
 # The README names every target of the Makefile, and nothing else as one;
 # the Makefile lists the settings the scripts read.
 verify_docs() {
-  log "verify: the README's targets and the Makefile's"
+  kep::log::status "verify: the README's targets and the Makefile's"
   local targets named missing extra
   targets=$(sed -n 's/^\([a-z0-9-]*\):.*## .*/\1/p' "${ROOT}/Makefile" | LC_ALL=C sort -u)
   named=$(grep -o 'make [a-z0-9-]*' "${ROOT}/README.md" | cut -d' ' -f2 | LC_ALL=C sort -u)
@@ -279,7 +287,7 @@ verify_docs() {
     case "${setting}" in KEP_KUBE_ROOT | KEP_PATCHES | KEP_RELEASES | KEP_OUTPUT | KEP_NODE_INSIDE) continue ;; esac
     grep -q "^#[:-] ${setting} " "${ROOT}/Makefile" || fail "docs: ${setting} is read by hack/ but not listed in the Makefile's settings"
   done
-  log "verify: links, anchors, targets, paths and settings that the docs name"
+  kep::log::status "verify: links, anchors, targets, paths and settings that the docs name"
   (
     cd "${ROOT}"
     # docs/harness.md names hack/tools as what the module zips lack.
@@ -296,17 +304,17 @@ run_checks() {
   for check in "$@"; do
     start=${SECONDS}
     "${check}"
-    log "${check} took $((SECONDS - start))s"
+    kep::log::status "${check} took $((SECONDS - start))s"
   done
 }
 
 # The checks that take seconds first, and a stop if any fails; then those
 # that rebuild a base or run upstream's tools.
-ensure_checkout
+kep::tree::ensure_checkout
 run_checks verify_gofmt verify_project verify_hygiene verify_docs verify_boilerplate \
   verify_spelling verify_mocks verify_exported
 if ((${#failed[@]})); then
-  die "verify failed: ${failed[*]} (the quick checks; the series and upstream's checks did not run)"
+  kep::log::error_exit "verify failed: ${failed[*]} (the quick checks; the series and upstream's checks did not run)"
 fi
 run_checks verify_series_applies verify_ports
 if [[ "${KEP_VERIFY_UPSTREAM:-1}" != 0 ]]; then
@@ -314,6 +322,6 @@ if [[ "${KEP_VERIFY_UPSTREAM:-1}" != 0 ]]; then
 fi
 
 if ((${#failed[@]})); then
-  die "verify failed: ${failed[*]}"
+  kep::log::error_exit "verify failed: ${failed[*]}"
 fi
-log "verify: all checks passed"
+kep::log::status "verify: all checks passed"

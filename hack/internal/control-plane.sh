@@ -12,7 +12,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
 
-(($# == 4)) || die "usage: $0 DIR API_PORT ETCD_PORT GATE"
+(($# == 4)) || kep::log::error_exit "usage: $0 DIR API_PORT ETCD_PORT GATE"
 dir=$1 port=$2 etcd_port=$3 gate=$4
 
 pids=()
@@ -24,7 +24,7 @@ stop() {
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
     pid=${pids[i]}
     kill "${pid}" 2>/dev/null || continue
-    poll 15 exited "${pid}" || kill -9 "${pid}" 2>/dev/null || true
+    kep::util::poll 15 exited "${pid}" || kill -9 "${pid}" 2>/dev/null || true
     wait "${pid}" 2>/dev/null || true
   done
   pids=()
@@ -49,11 +49,11 @@ start_component() {
 wait_for() {
   local name=$1 rc=0
   shift
-  poll 120 --while all_running "$@" || rc=$?
+  kep::util::poll 120 --while all_running "$@" || rc=$?
   ((rc == 0)) && return 0
   tail -n 20 "${dir}/${name}.log" >&2
-  ((rc == 2)) && die "a component exited before ${name} was ready; the logs are in ${dir}"
-  die "${name} did not become ready within 120s; its log is ${dir}/${name}.log"
+  ((rc == 2)) && kep::log::error_exit "a component exited before ${name} was ready; the logs are in ${dir}"
+  kep::log::error_exit "${name} did not become ready within 120s; its log is ${dir}/${name}.log"
 }
 
 trap stop EXIT
@@ -61,20 +61,20 @@ trap 'exit 0' INT TERM
 
 rm -rf "${dir}"
 mkdir -p "${dir}"
-write_pki "${dir}/certs"
-write_kubeconfig "${dir}/kubeconfig" "https://127.0.0.1:${port}" "${dir}/certs"
+kep::control_plane::write_pki "${dir}/certs"
+kep::control_plane::write_kubeconfig "${dir}/kubeconfig" "https://127.0.0.1:${port}" "${dir}/certs"
 
-etcd_flags local "${dir}/etcd" "${etcd_port}" "$((etcd_port + 1))"
+kep::control_plane::etcd_flags local "${dir}/etcd" "${etcd_port}" "$((etcd_port + 1))"
 start_component etcd "${BIN}/etcd" "${ETCD_FLAGS[@]}"
 wait_for etcd curl -fsS "http://127.0.0.1:${etcd_port}/health"
 
 # No node runs here: the API server advertises loopback, and does not write
 # that address into the kubernetes Service's endpoints.
-apiserver_flags "${dir}/certs" "${etcd_port}" "${port}" "${gate}"
+kep::control_plane::apiserver_flags "${dir}/certs" "${etcd_port}" "${port}" "${gate}"
 start_component kube-apiserver "${BIN}/kube-apiserver" "${APISERVER_FLAGS[@]}" \
   --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --endpoint-reconciler-type none
 wait_for kube-apiserver "${BIN}/kubectl" --kubeconfig "${dir}/kubeconfig" get --raw /readyz
 echo ready
 
 wait -n "${pids[@]}" || true
-die "a component exited; the logs are in ${dir}"
+kep::log::error_exit "a component exited; the logs are in ${dir}"

@@ -46,12 +46,12 @@ kube_apiserver() {
   local name=$1 port=$2 gate=$3
   shift 3
   [[ "${KEP_NODE_BASE:-0}" != 1 ]] || gate=""
-  apiserver_flags "${CERTS}" 2379 "${port}" "${gate}"
+  kep::control_plane::apiserver_flags "${CERTS}" 2379 "${port}" "${gate}"
   start_node_component "${name}" "${NODE_KUBE_BIN}/kube-apiserver" "${APISERVER_FLAGS[@]}" \
     --advertise-address "${NODE_IP}" --kubelet-preferred-address-types InternalIP "$@"
 }
 
-etcd_flags node "${NODE_STATE}/etcd" 2379 2380
+kep::control_plane::etcd_flags node "${NODE_STATE}/etcd" 2379 2380
 start_node_component etcd "${OUTPUT}/bin/etcd" "${ETCD_FLAGS[@]}"
 
 # More flags for the API server, for example an audit policy (make test-docs).
@@ -73,9 +73,9 @@ start_node_component kube-scheduler "${NODE_KUBE_BIN}/kube-scheduler" \
 
 start_node_component containerd containerd --config "${CONF}/containerd.toml"
 # The kubelet exits when the runtime does not answer at once.
-poll 60 test -S /run/containerd/containerd.sock || true
+kep::util::poll 60 test -S /run/containerd/containerd.sock || true
 
-kubelet_command
+kep::node::kubelet_command
 start_node_component kubelet "${KUBELET_COMMAND[@]}"
 
 # PID 1 stays to reap orphans (shims re-parent to it) until it is killed.

@@ -18,8 +18,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
 
-[[ -d "${KUBE_ROOT}/.git" ]] || die "${KUBE_ROOT} does not exist. Run 'make checkout' first."
-base_commit >/dev/null || die "${KUBE_ROOT} has no ${BASE_TAG} tag. Run 'make checkout' first."
+[[ -d "${KUBE_ROOT}/.git" ]] || kep::log::error_exit "${KUBE_ROOT} does not exist. Run 'make checkout' first."
+kep::tree::base_commit >/dev/null || kep::log::error_exit "${KUBE_ROOT} has no ${BASE_TAG} tag. Run 'make checkout' first."
 work=$(mktemp -d "${OUTPUT}/harness.XXXXXX")
 trap 'rm -rf "${work}"' EXIT
 git clone -q --shared --no-checkout "${KUBE_ROOT}" "${work}/kubernetes"
@@ -83,7 +83,7 @@ cp -R "${work}/before" "${KEP_PATCHES}"
 check "checkout after patches/ gained a patch (git pull) succeeds" checkout
 check "and applies it" head_is "${series_head}"
 
-ensure() { (source "${ROOT}/hack/lib/init.sh" && ensure_checkout) >"${work}/out" 2>&1; }
+ensure() { (source "${ROOT}/hack/lib/init.sh" && kep::tree::ensure_checkout) >"${work}/out" 2>&1; }
 said() { grep -q "$1" "${work}/out"; }
 count_patches() { find "${KEP_PATCHES}" -name '*.patch' | wc -l; }
 synced_head=$(git -C "${s}" rev-parse HEAD)
@@ -132,21 +132,39 @@ check "and leaves patches/ as it was" diff -r "${KEP_PATCHES}" "${work}/intact"
 # sees a change that was not carried.
 mkdir -p "${work}/project"
 cp -R "${RELEASES}" "${work}/project/releases"
-cp -R "$(release_patches 1.37)" "${work}/project/patches"
+cp -R "$(kep::tree::release_patches 1.37)" "${work}/project/patches"
 port() {
   env -u KEP_PATCHES BASE=1.38 KEP_RELEASES="${work}/project/releases" KEP_KUBE_ROOT="${work}/kubernetes-1.38" \
     "${ROOT}/hack/port.sh" "$@" >"${work}/out" 2>&1
 }
-series_patch() { find "$(RELEASES="${work}/project/releases" release_patches "$1")" -name "$2-*.patch"; }
+series_patch() { find "$(RELEASES="${work}/project/releases" kep::tree::release_patches "$1")" -name "$2-*.patch"; }
 check "the 1.38 series applies with git am and passes the port check" port check
-sed -i 's|they are made by hand,|they are made by hand (edited),|' "$(series_patch 1.37 0004)"
+# The edits below depend on no patch's text: one adds a file to the first
+# patch, the other changes .go-version, which names each base's Go release.
+first=$(series_patch 1.37 0001)
+cat >>"${first}" <<'EOF'
+diff --git a/harness-port-check b/harness-port-check
+new file mode 100644
+--- /dev/null
++++ b/harness-port-check
+@@ -0,0 +1 @@
++carried by make port
+EOF
 check "the port check fails after the 1.37 series changed" eval '! port check && said "has changed since" && said "does not record"'
 check "port succeeds" port
-check "and carries the change into the 1.38 series" grep -q "made by hand (edited)" "$(series_patch 1.38 0004)"
+check "and carries the change into the 1.38 series" grep -q "^+carried by make port" "$(series_patch 1.38 0001)"
 check "after which the port check passes" port check
 cp -R "${work}/project/releases/1.38" "${work}/ported"
-sed -i 's|^+\t// 6.  spec.containers|+\t// 6.  (edited) spec.containers|' "$(series_patch 1.37 0002)"
-check "a change where the bases differ does not port" eval '! port && said "first in 0002" && said "validation/validation.go"'
+go_version=$(git -C "${s}" show "${BASE_TAG}:.go-version")
+cat >>"${first}" <<EOF
+diff --git a/.go-version b/.go-version
+--- a/.go-version
++++ b/.go-version
+@@ -1 +1 @@
+-${go_version}
++${go_version}.1
+EOF
+check "a change where the bases differ does not port" eval '! port && said "first in 0001" && said ".go-version"'
 check "and nothing is written" diff -r "${work}/ported" "${work}/project/releases/1.38"
 
 # make clean refuses while the tree of any base, not only the default one,
@@ -164,5 +182,5 @@ git -C "${work}/kubernetes-1.38" reset -q --hard HEAD~1
 check "clean succeeds once it is exported" clean
 check "and removes _output/" test ! -e "${work}/output"
 
-((failures == 0)) || die "${failures} harness checks failed"
-log "harness: all checks passed"
+((failures == 0)) || kep::log::error_exit "${failures} harness checks failed"
+kep::log::status "harness: all checks passed"

@@ -7,9 +7,15 @@
 #   protobuf       every generated.proto and generated.pb.go (needs protoc;
 #                  KEP_VERIFY_PROTOBUF=0 skips it)
 #   openapi-spec   hack/update-openapi-spec.sh, what hack/verify-openapi-spec.sh
-#                  checks: builds kube-apiserver as upstream's make does and
-#                  serves api/openapi-spec and api/discovery from it. It takes
-#                  long, so only with KEP_VERIFY_OPENAPI_SPEC=1.
+#                  checks: builds kube-apiserver (as make build does, see
+#                  hack/lib/generated.sh) and serves api/openapi-spec and
+#                  api/discovery from it (KEP_VERIFY_OPENAPI_SPEC=0 skips it)
+#
+# On a base with stand-in modules, codegen and protobuf also run on the base
+# commit, and what they change there is not the series' (see kep::generated::regenerate in
+# hack/lib/generated.sh). openapi-spec, which would need a kube-apiserver
+# built from the base, is checked as on other bases: the spec does not
+# depend on the stand-ins' doc comments.
 #
 # hack/lib/generated.sh says why upstream's verify scripts cannot run as they
 # are in a tree rebuilt from module zips. 'hack/update-generated.sh' fixes
@@ -17,60 +23,70 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
 
-require_generators
+kep::generated::require
 
 scratch=$(mktemp -d "${OUTPUT}/verify-generated.XXXXXX")
 tree="${scratch}/kubernetes"
+base_tree=""
+if [[ -n "$(kep::tree::standin_paths)" ]]; then
+  base_tree="${scratch}/base"
+fi
 cleanup() {
-  remove_worktree "${tree}"
+  kep::tree::remove_worktree "${tree}"
+  [[ -z "${base_tree}" ]] || kep::tree::remove_worktree "${base_tree}"
   rm -rf "${scratch}"
 }
 trap cleanup EXIT
-new_worktree "${tree}" HEAD
+
+what=etcd
+[[ "${KEP_VERIFY_OPENAPI_SPEC:-1}" != 0 ]] || what=""
+kep::tree::new_worktree "${tree}" HEAD
+kep::generated::place_standins "${tree}" "${what}"
+if [[ -n "${base_tree}" ]]; then
+  kep::tree::new_worktree "${base_tree}" "$(kep::tree::base_commit)"
+  kep::generated::place_standins "${base_tree}"
+fi
 
 failed=()
-# verify_step NAME COMMAND... runs COMMAND in the scratch tree, then fails NAME if
-# the tree changed, and resets it for the next step.
+# verify_step [--base] NAME COMMAND... runs COMMAND in the scratch tree (with
+# --base, as kep::generated::regenerate does), fails NAME if the tree changed, and resets it
+# for the next step.
 verify_step() {
+  local base=""
+  if [[ "$1" == --base ]]; then
+    base=${base_tree}
+    shift
+  fi
   local name=$1 start=${SECONDS}
   shift
-  log "verify-generated: ${name}"
-  if ! (cd "${tree}" && "$@") >"${scratch}/${name}.log" 2>&1; then
+  kep::log::status "verify-generated: ${name}"
+  if ! kep::generated::regenerate "${tree}" "${base}" "$@" >"${scratch}/${name}.log" 2>&1; then
     tail -n 30 "${scratch}/${name}.log" >&2
     failed+=("${name}")
-    log "verify-generated: ${name} did not run, after $((SECONDS - start))s"
+    kep::log::status "verify-generated: ${name} did not run, after $((SECONDS - start))s"
   else
     local changes
-    changes=$(generated_changes "${tree}")
+    changes=$(kep::generated::changes "${tree}")
     if [[ -n "${changes}" ]]; then
       printf '%s\n' "${changes}" >&2
       git -C "${tree}" -c core.fileMode=false diff --stat >&2
       failed+=("${name}")
     fi
-    log "verify-generated: ${name} took $((SECONDS - start))s"
+    kep::log::status "verify-generated: ${name} took $((SECONDS - start))s"
   fi
-  local path
-  local -a keep=()
-  for path in "${STANDINS[@]}"; do
-    keep+=(":!${path}")
-  done
-  git -C "${tree}" -c core.fileMode=false checkout -q -- .
-  git -C "${tree}" clean -q -fd -- . "${keep[@]}"
+  kep::generated::reset "${tree}"
 }
 
-what=""
-[[ "${KEP_VERIFY_OPENAPI_SPEC:-0}" == 1 ]] && what=etcd
-place_standins "${tree}" "${what}"
-verify_step codegen bash hack/update-codegen.sh "${UPSTREAM_CODEGENS[@]}"
+verify_step --base codegen bash hack/update-codegen.sh "${UPSTREAM_CODEGENS[@]}"
 if [[ "${KEP_VERIFY_PROTOBUF:-1}" != 0 ]]; then
-  verify_step protobuf generate_protobuf "${tree}"
+  verify_step --base protobuf kep::generated::protobuf .
 fi
-if [[ "${KEP_VERIFY_OPENAPI_SPEC:-0}" == 1 ]]; then
+if [[ -n "${what}" ]]; then
   # api/discovery records the API server's address, so the port must be upstream's.
   verify_step openapi-spec env -u API_PORT bash hack/update-openapi-spec.sh
 fi
 
 if ((${#failed[@]})); then
-  die "generated files are out of date or could not be generated: ${failed[*]}. Run 'hack/update-generated.sh', commit the result in ${TREE} with the patch it belongs to, and run 'make patches'."
+  kep::log::error_exit "generated files are out of date or could not be generated: ${failed[*]}. Run 'make update-generated BASE=${BASE}', commit the result in ${TREE} with the patch it belongs to, and run 'make patches'."
 fi
-log "verify-generated: generated files are up to date"
+kep::log::status "verify-generated: generated files are up to date"

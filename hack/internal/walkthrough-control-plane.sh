@@ -7,15 +7,15 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/walkthrough.sh"
 
 probes() {
-  kubectl get pod web -o jsonpath='generation={.metadata.generation}{"\n"}liveness={.spec.containers[0].livenessProbe}{"\n"}readiness={.spec.containers[0].readinessProbe}{"\n"}'
+  kep::walkthrough::kubectl get pod web -o jsonpath='generation={.metadata.generation}{"\n"}liveness={.spec.containers[0].livenessProbe}{"\n"}readiness={.spec.containers[0].readinessProbe}{"\n"}'
 }
 
-step "Create a Pod with liveness and readiness probes"
-kubectl create namespace demo --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+kep::walkthrough::step "Create a Pod with liveness and readiness probes"
+kep::walkthrough::kubectl create namespace demo --dry-run=client -o yaml | kep::walkthrough::kubectl apply -f - >/dev/null
 # There is no controller manager to create the default ServiceAccount.
-kubectl -n demo create serviceaccount default --dry-run=client -o yaml | kubectl apply -f - >/dev/null
-kubectl -n demo delete pod web --ignore-not-found --wait=false >/dev/null
-kubectl -n demo apply -f - <<'YAML'
+kep::walkthrough::kubectl -n demo create serviceaccount default --dry-run=client -o yaml | kep::walkthrough::kubectl apply -f - >/dev/null
+kep::walkthrough::kubectl -n demo delete pod web --ignore-not-found --wait=false >/dev/null
+kep::walkthrough::kubectl -n demo apply -f - <<'YAML'
 apiVersion: v1
 kind: Pod
 metadata:
@@ -34,32 +34,32 @@ spec:
 YAML
 probes
 
-step "Incident: relax the liveness timeout in place (strategic merge patch)"
-show patch pod web -p '{"spec":{"containers":[{"name":"web","livenessProbe":{"timeoutSeconds":10,"failureThreshold":3}}]}}'
+kep::walkthrough::step "Incident: relax the liveness timeout in place (strategic merge patch)"
+kep::walkthrough::show patch pod web -p '{"spec":{"containers":[{"name":"web","livenessProbe":{"timeoutSeconds":10,"failureThreshold":3}}]}}'
 probes
 
-step "Remove the liveness probe to inspect the container (JSON patch)"
-show patch pod web --type=json -p '[{"op":"remove","path":"/spec/containers/0/livenessProbe"}]'
+kep::walkthrough::step "Remove the liveness probe to inspect the container (JSON patch)"
+kep::walkthrough::show patch pod web --type=json -p '[{"op":"remove","path":"/spec/containers/0/livenessProbe"}]'
 probes
 
-step "Restore it with the corrected timeout"
-show patch pod web --type=json -p '[{"op":"add","path":"/spec/containers/0/livenessProbe","value":{"httpGet":{"path":"/healthz","port":8080},"timeoutSeconds":5,"failureThreshold":3}}]'
+kep::walkthrough::step "Restore it with the corrected timeout"
+kep::walkthrough::show patch pod web --type=json -p '[{"op":"add","path":"/spec/containers/0/livenessProbe","value":{"httpGet":{"path":"/healthz","port":8080},"timeoutSeconds":5,"failureThreshold":3}}]'
 probes
 
-step "ADR-0028: readiness moves from /healthz to /readyz"
-show patch pod web -p '{"spec":{"containers":[{"name":"web","readinessProbe":{"httpGet":{"path":"/readyz","port":8080}}}]}}'
+kep::walkthrough::step "ADR-0028: readiness moves from /healthz to /readyz"
+kep::walkthrough::show patch pod web -p '{"spec":{"containers":[{"name":"web","readinessProbe":{"httpGet":{"path":"/readyz","port":8080}}}]}}'
 probes
 
-step "A change that also touches an immutable field is rejected as a whole"
-rejected patch pod web -p '{"spec":{"containers":[{"name":"web","readinessProbe":{"periodSeconds":5},"workingDir":"/srv"}]}}'
+kep::walkthrough::step "A change that also touches an immutable field is rejected as a whole"
+kep::walkthrough::rejected patch pod web -p '{"spec":{"containers":[{"name":"web","readinessProbe":{"periodSeconds":5},"workingDir":"/srv"}]}}'
 
-step "An invalid probe is rejected with its field path"
-rejected patch pod web -p '{"spec":{"containers":[{"name":"web","livenessProbe":{"successThreshold":2}}]}}'
+kep::walkthrough::step "An invalid probe is rejected with its field path"
+kep::walkthrough::rejected patch pod web -p '{"spec":{"containers":[{"name":"web","livenessProbe":{"successThreshold":2}}]}}'
 
-step "A terminating Pod's probes cannot change"
-kubectl patch pod web --type=merge -p '{"metadata":{"finalizers":["example.com/hold"]}}' >/dev/null
-kubectl delete pod web --wait=false
-rejected patch pod web -p '{"spec":{"containers":[{"name":"web","readinessProbe":{"periodSeconds":5}}]}}'
-kubectl patch pod web --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null
+kep::walkthrough::step "A terminating Pod's probes cannot change"
+kep::walkthrough::kubectl patch pod web --type=merge -p '{"metadata":{"finalizers":["example.com/hold"]}}' >/dev/null
+kep::walkthrough::kubectl delete pod web --wait=false
+kep::walkthrough::rejected patch pod web -p '{"spec":{"containers":[{"name":"web","readinessProbe":{"periodSeconds":5}}]}}'
+kep::walkthrough::kubectl patch pod web --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null
 
-step "Done: every change above was accepted or rejected as KEP-6318 says"
+kep::walkthrough::step "Done: every change above was accepted or rejected as KEP-6318 says"

@@ -8,12 +8,12 @@
 # serving certificate, as the in-cluster name kubernetes.default.svc.
 SERVICE_CIDR=10.96.0.0/24
 
-# write_pki DIR IP... writes into DIR a CA (ca.crt), a serving certificate
+# kep::control_plane::write_pki DIR IP... writes into DIR a CA (ca.crt), a serving certificate
 # it signs for the API server (apiserver.crt) that is valid for the IPs
 # given, 127.0.0.1, localhost and the in-cluster names, the service-account
 # key pair (sa.key, sa.pub), and one administrator token for the user and
 # every component (tokens.csv): these clusters are test beds, not hardened.
-write_pki() {
+kep::control_plane::write_pki() {
   local dir=$1 san="IP:127.0.0.1,IP:${SERVICE_CIDR%.*}.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default.svc" ip
   shift
   for ip in "$@"; do
@@ -35,9 +35,9 @@ write_pki() {
   )
 }
 
-# write_kubeconfig FILE SERVER DIR writes a kubeconfig for SERVER that
-# trusts the CA of DIR (write_pki) and uses its administrator token.
-write_kubeconfig() {
+# kep::control_plane::write_kubeconfig FILE SERVER DIR writes a kubeconfig for SERVER that
+# trusts the CA of DIR (kep::control_plane::write_pki) and uses its administrator token.
+kep::control_plane::write_kubeconfig() {
   local kc=("${BIN}/kubectl" --kubeconfig "$1")
   "${kc[@]}" config set-cluster kep --server "$2" --certificate-authority "$3/ca.crt" --embed-certs >/dev/null
   "${kc[@]}" config set-credentials admin --token "$(cut -d, -f1 "$3/tokens.csv")" >/dev/null
@@ -45,9 +45,9 @@ write_kubeconfig() {
   "${kc[@]}" config use-context kep >/dev/null
 }
 
-# etcd_flags NAME DIR CLIENT_PORT PEER_PORT sets ETCD_FLAGS: a one-member
+# kep::control_plane::etcd_flags NAME DIR CLIENT_PORT PEER_PORT sets ETCD_FLAGS: a one-member
 # etcd on loopback that keeps its data in DIR.
-etcd_flags() {
+kep::control_plane::etcd_flags() {
   local client="http://127.0.0.1:$3" peer="http://127.0.0.1:$4"
   ETCD_FLAGS=(--name "$1" --data-dir "$2"
     --listen-client-urls "${client}" --advertise-client-urls "${client}"
@@ -55,12 +55,12 @@ etcd_flags() {
     --initial-cluster "$1=${peer}")
 }
 
-# apiserver_flags DIR ETCD_PORT PORT GATE sets APISERVER_FLAGS: a
+# kep::control_plane::apiserver_flags DIR ETCD_PORT PORT GATE sets APISERVER_FLAGS: a
 # kube-apiserver on PORT, storing in the etcd on 127.0.0.1:ETCD_PORT, with
-# the certificates and token of DIR (write_pki), RBAC, and
+# the certificates and token of DIR (kep::control_plane::write_pki), RBAC, and
 # MutableContainerProbes set to GATE. An empty GATE sets no feature gate:
 # the base release does not know it.
-apiserver_flags() {
+kep::control_plane::apiserver_flags() {
   local dir=$1
   APISERVER_FLAGS=(--etcd-servers "http://127.0.0.1:$2" --secure-port "$3"
     --tls-cert-file "${dir}/apiserver.crt" --tls-private-key-file "${dir}/apiserver.key"

@@ -5,7 +5,7 @@
 # testdata/e2e_test.go, added to the tree with go test -overlay, does what
 # test/e2e/e2e_test.go does for the whole suite. The images are built here
 # and tagged with the names of test/utils/image/manifest.go: busybox from
-# Debian's busybox-static (busybox_rootfs), agnhost from the tree on top of
+# Debian's busybox-static (kep::node::busybox_rootfs), agnhost from the tree on top of
 # it, pause from the node's own. Nothing is pulled.
 
 E2E_DIR="${OUTPUT}/upstream-e2e"
@@ -46,12 +46,12 @@ write_e2e_overlay() {
 # uses, into E2E_DIR.
 build_e2e() {
   write_e2e_overlay
-  log "building the e2e binary (test/e2e/common/node only)"
+  kep::log::status "building the e2e binary (test/e2e/common/node only)"
   (cd "${KUBE_ROOT}" && go test -c -vet=off -overlay "${E2E_DIR}/overlay.json" -o "${E2E_DIR}/e2e.test" ./test/e2e/kepnode)
   local version
   version=$(cd "${KUBE_ROOT}" && go list -m -f '{{.Version}}' github.com/onsi/ginkgo/v2)
   if [[ ! -x "${E2E_DIR}/ginkgo" ]] || ! "${E2E_DIR}/ginkgo" version | grep -qF "${version#v}"; then
-    log "building ginkgo ${version}"
+    kep::log::status "building ginkgo ${version}"
     GOBIN="${E2E_DIR}" go install "github.com/onsi/ginkgo/v2/ginkgo@${version}"
   fi
 }
@@ -73,16 +73,16 @@ build_e2e_images() {
 }
 
 build_e2e_image_busybox() {
-  busybox_rootfs "${rootfs}/busybox"
+  kep::node::busybox_rootfs "${rootfs}/busybox"
   "${NODE_BIN}/node-image" -rootfs "${rootfs}/busybox" -cmd sh -tag "$1" -o "${NODE_IMAGES}/e2e-busybox.tar"
 }
 
 build_e2e_image_agnhost() {
   # agnhost's image as upstream's Dockerfile makes it: the binary, a shell
   # and the applets, the test certificate, /uploads and the image's user.
-  log "building agnhost"
+  kep::log::status "building agnhost"
   (cd "${KUBE_ROOT}" && CGO_ENABLED=0 go build -o "${E2E_DIR}/agnhost" ./test/images/agnhost)
-  busybox_rootfs "${rootfs}/agnhost"
+  kep::node::busybox_rootfs "${rootfs}/agnhost"
   cp "${E2E_DIR}/agnhost" "${rootfs}/agnhost/agnhost"
   ln -s agnhost "${rootfs}/agnhost/agnhost-2"
   cp "${KUBE_ROOT}"/test/images/agnhost/porter/localhost.{crt,key} "${rootfs}/agnhost/"
@@ -110,7 +110,7 @@ build_e2e_image_pause() {
 run_e2e() {
   local name=$1 focus=$2 labels=$3 rc=0 start=${SECONDS}
   rm -f "${E2E_DIR}/${name}.json"
-  log "e2e specs (${name}); the output goes to ${E2E_DIR#"${ROOT}/"}/${name}.log"
+  kep::log::status "e2e specs (${name}); the output goes to ${E2E_DIR#"${ROOT}/"}/${name}.log"
   (
     cd "${E2E_DIR}"
     "${E2E_DIR}/ginkgo" --procs "${KEP_E2E_PROCS:-6}" --timeout 2h --no-color \
@@ -119,7 +119,7 @@ run_e2e() {
       "${E2E_DIR}/e2e.test" -- --kubeconfig "${NODE_KUBECONFIG}" --repo-root "${KUBE_ROOT}"
   ) >"${E2E_DIR}/${name}.log" 2>&1 || rc=$?
   echo $((SECONDS - start)) >"${E2E_DIR}/${name}.seconds"
-  log "e2e specs (${name}) took $((SECONDS - start))s"
+  kep::log::status "e2e specs (${name}) took $((SECONDS - start))s"
   return "${rc}"
 }
 
@@ -131,7 +131,7 @@ E2E_NODE_FOCUS='\[sig-node\] Mutable container probes .*\[Serial\]'
 # build_e2e_node builds upstream's node e2e binary (test/e2e_node) into
 # E2E_DIR.
 build_e2e_node() {
-  log "building the node e2e binary (test/e2e_node)"
+  kep::log::status "building the node e2e binary (test/e2e_node)"
   (cd "${KUBE_ROOT}" && go test -c -vet=off -o "${E2E_DIR}/e2e_node.test" ./test/e2e_node)
 }
 
@@ -153,14 +153,14 @@ run_e2e_node() {
   rm -rf "${work}"
   mkdir -p "${work}"
   printf 'os: Linux\n' >"${work}/system-spec.yaml"
-  log "node e2e specs (${name}); the output goes to ${E2E_DIR#"${ROOT}/"}/${name}.log"
-  node_exec env -C "${work}" KEP_NODE_INSIDE=1 PATH="${ROOT}/hack/internal/e2e-node-shims:${NODE_BIN}:${PATH}" \
+  kep::log::status "node e2e specs (${name}); the output goes to ${E2E_DIR#"${ROOT}/"}/${name}.log"
+  kep::node::exec env -C "${work}" KEP_NODE_INSIDE=1 PATH="${ROOT}/hack/internal/e2e-node-shims:${NODE_BIN}:${PATH}" \
     "${E2E_DIR}/e2e_node.test" --ginkgo.focus "${focus}" --ginkgo.no-color --ginkgo.v \
     --host "https://${NODE_IP}:6443" --bearer-token "$(cut -d, -f1 "${NODE_STATE}/certs/tokens.csv")" \
     --start-services=false --prepull-images=false \
     --system-spec-file "${work}/system-spec.yaml" --container-runtime-endpoint unix:///run/containerd/containerd.sock \
     --report-dir "${work}" >"${E2E_DIR}/${name}.log" 2>&1 || rc=$?
   echo $((SECONDS - start)) >"${E2E_DIR}/${name}.seconds"
-  log "node e2e specs (${name}) took $((SECONDS - start))s"
+  kep::log::status "node e2e specs (${name}) took $((SECONDS - start))s"
   return "${rc}"
 }

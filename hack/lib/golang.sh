@@ -1,11 +1,11 @@
 # How the harness runs go on a tree: go test's flags and -trimpath, the
 # integration tests, and the etcd they need. hack/lib/init.sh sources it.
 
-# go_test_flags sets GO_TEST_FLAGS from upstream's settings for go test,
+# kep::golang::test_flags sets GO_TEST_FLAGS from upstream's settings for go test,
 # which make test, test-series, test-integration and test-e2e honour: KUBE_TIMEOUT (default
 # -timeout=$1) and KUBE_TEST_ARGS (more arguments, such as -run or -v).
 # GOFLAGS reaches go test through the environment.
-go_test_flags() { read -ra GO_TEST_FLAGS <<<"${KUBE_TIMEOUT:--timeout=$1} ${KUBE_TEST_ARGS:-}"; }
+kep::golang::test_flags() { read -ra GO_TEST_FLAGS <<<"${KUBE_TIMEOUT:--timeout=$1} ${KUBE_TEST_ARGS:-}"; }
 # Tests and test binaries are built with -trimpath, which keeps a tree's path
 # out of Go's build and test cache keys: make test-series, in its own
 # worktree, and the base tree reuse what make test built and ran, and a fresh
@@ -15,13 +15,13 @@ TRIMPATH=-trimpath
 # Integration test packages need etcd and run behind their own target.
 INTEGRATION_PACKAGES='^\./test/integration(/|$)'
 
-# go_test_integration ARGS... runs go test ARGS in the current directory, a
+# kep::golang::test_integration ARGS... runs go test ARGS in the current directory, a
 # tree of this base, with the etcd of _output/bin. Upstream's test API server
 # finds its fixtures from its source path, which -trimpath makes relative to
 # the module; it then looks under TEST_SRCDIR/TEST_WORKSPACE, as under Bazel,
 # where a link names this base's tree. The path is the same for every
 # worktree, so it does not split Go's test cache.
-go_test_integration() {
+kep::golang::test_integration() {
   local srcdir="${OUTPUT}/srcdir/${BASE}"
   mkdir -p "${srcdir}/k8s.io"
   ln -sfn "${KUBE_ROOT}" "${srcdir}/k8s.io/kubernetes"
@@ -32,18 +32,18 @@ go_test_integration() {
 # make test-series vet it, and make test-node runs the specs.
 NODE_E2E_PACKAGES='^\./test/e2e_node(/|$)'
 
-# build_etcd builds the etcd that upstream's integration framework and
+# kep::golang::build_etcd builds the etcd that upstream's integration framework and
 # make run use, into _output/bin. go install refuses etcd's replace
 # directives; building it inside the Kubernetes workspace gives exactly the
 # version upstream pins.
-build_etcd() {
+kep::golang::build_etcd() {
   local version
   version=$(cd "${KUBE_ROOT}" && go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)
   # The bases pin different releases: another base's etcd is rebuilt.
   if [[ -x "${BIN}/etcd" ]] && [[ "$("${BIN}/etcd" --version 2>/dev/null)" == *"etcd Version: ${version#v}"* ]]; then
     return
   fi
-  log "building etcd ${version}"
+  kep::log::status "building etcd ${version}"
   mkdir -p "${BIN}"
   (cd "${KUBE_ROOT}" && go build -o "${BIN}/etcd" go.etcd.io/etcd/server/v3)
 }

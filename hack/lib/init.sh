@@ -42,17 +42,17 @@ export GIT_AUTHOR_EMAIL="${GIT_AUTHOR_EMAIL:-upstream@kubernetes.invalid}"
 export GIT_COMMITTER_NAME="${GIT_COMMITTER_NAME:-KEP-6318 harness}"
 export GIT_COMMITTER_EMAIL="${GIT_COMMITTER_EMAIL:-harness@kubernetes.invalid}"
 
-log() { printf '+++ %s\n' "$*" >&2; }
+kep::log::status() { printf '+++ %s\n' "$*" >&2; }
 
-die() {
+kep::log::error_exit() {
   printf '!!! %s\n' "$*" >&2
   exit 1
 }
 
-# poll SECONDS [--while CHECK] CMD... runs CMD every half second, its output
+# kep::util::poll SECONDS [--while CHECK] CMD... runs CMD every half second, its output
 # discarded, until it succeeds. It returns 1 once SECONDS have passed, and 2
 # as soon as the command CHECK fails: what CMD waits for has died.
-poll() {
+kep::util::poll() {
   local seconds=$1 check=(true)
   shift
   if [[ "$1" == --while ]]; then

@@ -22,7 +22,7 @@ NODE_STATIC_PODS="${NODE_STATE}/manifests"
 # The PID, in the host's PID namespace, of the cluster namespaces' init.
 NODE_INIT_PIDFILE="${NODE_DIR}/init.pid"
 # The host-wide sysctls that the kubelet sets; recorded before it starts
-# (host_snapshot) and restored on teardown.
+# (kep::node::host_snapshot) and restored on teardown.
 NODE_SYSCTLS=(vm.overcommit_memory kernel.panic kernel.panic_on_oops)
 
 NODE_NAME=kep-node
@@ -50,17 +50,17 @@ else
   NODE_KUBE_BIN="${BIN}"
 fi
 
-# kubelet_command sets KUBELET_COMMAND to the node's kubelet and its flags.
-kubelet_command() {
+# kep::node::kubelet_command sets KUBELET_COMMAND to the node's kubelet and its flags.
+kep::node::kubelet_command() {
   local conf="${NODE_STATE}/conf"
   KUBELET_COMMAND=("${NODE_KUBE_BIN}/kubelet" --config "${conf}/kubelet.yaml"
     --kubeconfig "${conf}/admin.kubeconfig" --hostname-override "${NODE_NAME}"
     --node-ip "${NODE_IP}" --v 2)
 }
 
-# node_missing prints, one per line, what this machine lacks to run a node.
+# kep::node::missing prints, one per line, what this machine lacks to run a node.
 # Nothing printed means it has everything.
-node_missing() {
+kep::node::missing() {
   [[ "$(uname -s)" == Linux ]] || echo "Linux (this is $(uname -s))"
   [[ "$(id -u)" == 0 ]] || echo "root (the kubelet and containerd manage mounts, cgroups and network namespaces)"
   command -v unshare >/dev/null || echo "unshare (util-linux)"
@@ -73,48 +73,48 @@ node_missing() {
   fi
 }
 
-# require_node stops, saying what this machine lacks, unless it can run a
+# kep::node::require stops, saying what this machine lacks, unless it can run a
 # node. $1 names what needs the node.
-require_node() {
+kep::node::require() {
   local missing
-  missing=$(node_missing)
-  [[ -z "${missing}" ]] || die "$1 needs a machine that can run a node; this one lacks:
+  missing=$(kep::node::missing)
+  [[ -z "${missing}" ]] || kep::log::error_exit "$1 needs a machine that can run a node; this one lacks:
 ${missing}"
 }
 
-# ensure_libseccomp makes sure runc's seccomp support can be built: it needs
+# kep::node::ensure_libseccomp makes sure runc's seccomp support can be built: it needs
 # the libseccomp headers and pkg-config, which it installs from Debian's
 # packages when it can.
-ensure_libseccomp() {
+kep::node::ensure_libseccomp() {
   command -v pkg-config >/dev/null && pkg-config --exists libseccomp && return
   if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
-    log "installing libseccomp-dev and pkg-config (Debian packages) to build runc"
+    kep::log::status "installing libseccomp-dev and pkg-config (Debian packages) to build runc"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libseccomp-dev pkg-config >/dev/null
     return
   fi
-  die "runc needs the libseccomp headers and pkg-config; on Debian: apt-get install -y libseccomp-dev pkg-config"
+  kep::log::error_exit "runc needs the libseccomp headers and pkg-config; on Debian: apt-get install -y libseccomp-dev pkg-config"
 }
 
-# build_runtime builds containerd, runc and the CNI plugins into NODE_BIN.
+# kep::node::build_runtime builds containerd, runc and the CNI plugins into NODE_BIN.
 # runc needs cgo and libseccomp (Debian: libseccomp-dev, pkg-config).
-build_runtime() {
+kep::node::build_runtime() {
   mkdir -p "${NODE_BIN}"
   local stamp="${NODE_BIN}/.versions" want
   want="containerd=${CONTAINERD_VERSION} runc=${RUNC_VERSION} cni=${CNI_PLUGINS_VERSION}"
   if [[ -f "${stamp}" && "$(cat "${stamp}")" == "${want}" ]]; then
     return
   fi
-  log "building containerd ${CONTAINERD_VERSION}"
+  kep::log::status "building containerd ${CONTAINERD_VERSION}"
   GOBIN="${NODE_BIN}" CGO_ENABLED=0 go install \
     "github.com/containerd/containerd/v2/cmd/containerd@${CONTAINERD_VERSION}" \
     "github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2@${CONTAINERD_VERSION}" \
     "github.com/containerd/containerd/v2/cmd/ctr@${CONTAINERD_VERSION}"
-  log "building runc ${RUNC_VERSION}"
-  ensure_libseccomp
+  kep::log::status "building runc ${RUNC_VERSION}"
+  kep::node::ensure_libseccomp
   GOBIN="${NODE_BIN}" CGO_ENABLED=1 go install -tags seccomp \
     "github.com/opencontainers/runc@${RUNC_VERSION}"
-  log "building CNI plugins ${CNI_PLUGINS_VERSION}"
+  kep::log::status "building CNI plugins ${CNI_PLUGINS_VERSION}"
   mkdir -p "${NODE_BIN}/cni"
   GOBIN="${NODE_BIN}/cni" CGO_ENABLED=0 go install \
     "github.com/containernetworking/plugins/plugins/main/bridge@${CNI_PLUGINS_VERSION}" \
@@ -123,17 +123,17 @@ build_runtime() {
   echo "${want}" >"${stamp}"
 }
 
-# build_node builds everything the node runs: the runtime, the Kubernetes
+# kep::node::build builds everything the node runs: the runtime, the Kubernetes
 # components (from the patched tree, or the base tree with KEP_NODE_BASE=1),
 # the project's tools and both images.
-build_node() {
-  build_runtime
+kep::node::build() {
+  kep::node::build_runtime
   WHAT="${NODE_KUBE_TARGETS[*]}" "${ROOT}/hack/build.sh"
   if [[ "${KEP_NODE_BASE:-0}" == 1 ]]; then
-    build_base_binaries
+    kep::node::build_base_binaries
   fi
-  build_etcd
-  log "building the node tools and images"
+  kep::golang::build_etcd
+  kep::log::status "building the node tools and images"
   mkdir -p "${NODE_IMAGES}"
   (
     cd "${ROOT}"
@@ -145,22 +145,22 @@ build_node() {
   "${NODE_BIN}/node-image" -binary "${NODE_IMAGES}/pause" -tag "${PAUSE_IMAGE}" -o "${NODE_IMAGES}/pause.tar"
   # The test image has a shell and the usual commands, for kubectl exec.
   local rootfs="${NODE_DIR}/rootfs/probe-target"
-  busybox_rootfs "${rootfs}"
+  kep::node::busybox_rootfs "${rootfs}"
   cp "${NODE_IMAGES}/probe-target" "${rootfs}/probe-target"
   "${NODE_BIN}/node-image" -rootfs "${rootfs}" -entrypoint /probe-target -tag "${PROBE_IMAGE}" -o "${NODE_IMAGES}/probe-target.tar"
 }
 
-# busybox_rootfs DIR makes DIR a root filesystem of Debian's static busybox
+# kep::node::busybox_rootfs DIR makes DIR a root filesystem of Debian's static busybox
 # (package busybox-static), with one symlink per applet: sh, wget, httpd,
 # ps and the other usual commands.
-busybox_rootfs() {
+kep::node::busybox_rootfs() {
   local dir=$1 deb="${NODE_DIR}/busybox-static.deb"
   if [[ ! -f "${deb}" ]]; then
-    log "downloading Debian's busybox-static"
-    command -v apt-get >/dev/null || die "the node's images need Debian's busybox-static package (apt-get)"
+    kep::log::status "downloading Debian's busybox-static"
+    command -v apt-get >/dev/null || kep::log::error_exit "the node's images need Debian's busybox-static package (apt-get)"
     apt-get update -qq
     (cd "${NODE_DIR}" && apt-get download -qq busybox-static 2>/dev/null && mv busybox-static_*.deb "${deb}") ||
-      die "downloading Debian's busybox-static failed"
+      kep::log::error_exit "downloading Debian's busybox-static failed"
   fi
   rm -rf "${dir}"
   mkdir -p "${dir}"/{bin,sbin,usr/bin,usr/sbin,etc,root,proc,sys,dev,tmp}
@@ -174,20 +174,20 @@ busybox_rootfs() {
   printf 'root:x:0:\nnobody:x:65534:\n' >"${dir}/etc/group"
 }
 
-# build_base_binaries builds the node's Kubernetes components from the
+# kep::node::build_base_binaries builds the node's Kubernetes components from the
 # unpatched base tree into NODE_DIR/base-bin.
-build_base_binaries() {
-  ensure_base_tree
+kep::node::build_base_binaries() {
+  kep::sidebyside::ensure_base_tree
   mkdir -p "${NODE_DIR}/base-bin"
   local target
   for target in "${NODE_KUBE_TARGETS[@]}"; do
-    log "building ${target} of ${BASE_TAG}"
+    kep::log::status "building ${target} of ${BASE_TAG}"
     (cd "${BASE_ROOT}" && go build -o "${NODE_DIR}/base-bin/$(basename "${target}")" "./${target}")
   done
 }
 
-# node_init_pid prints the host PID of the running cluster's init, or fails.
-node_init_pid() {
+# kep::node::init_pid prints the host PID of the running cluster's init, or fails.
+kep::node::init_pid() {
   local pid
   [[ -f "${NODE_INIT_PIDFILE}" ]] || return 1
   pid=$(cat "${NODE_INIT_PIDFILE}")
@@ -195,22 +195,22 @@ node_init_pid() {
   echo "${pid}"
 }
 
-# node_exec runs a command inside the cluster's namespaces. A script that
+# kep::node::exec runs a command inside the cluster's namespaces. A script that
 # runs there already (KEP_NODE_INSIDE=1, as the node e2e binary's stand-ins
 # for systemctl do) runs it directly.
-node_exec() {
+kep::node::exec() {
   if [[ "${KEP_NODE_INSIDE:-0}" == 1 ]]; then
     "$@"
     return
   fi
   local pid
-  pid=$(node_init_pid) || die "the node is not running"
+  pid=$(kep::node::init_pid) || kep::log::error_exit "the node is not running"
   nsenter --target "${pid}" --mount --net --pid -- "$@"
 }
 
-# host_snapshot prints what the node must leave as it found it: the host's
+# kep::node::host_snapshot prints what the node must leave as it found it: the host's
 # mount points, network devices, top-level cgroups and the kubelet's sysctls.
-host_snapshot() {
+kep::node::host_snapshot() {
   echo "# mounts"
   awk '{print $5}' /proc/self/mountinfo | LC_ALL=C sort
   echo "# network devices"

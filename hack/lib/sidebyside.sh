@@ -12,40 +12,40 @@
 BASE_ROOT="${OUTPUT}/${KUBE_TREE/kubernetes/base}"
 SIDEBYSIDE="${ROOT}/test/sidebyside/testdata"
 
-# ensure_base_tree makes BASE_ROOT a clean worktree of _output/kubernetes,
+# kep::sidebyside::ensure_base_tree makes BASE_ROOT a clean worktree of _output/kubernetes,
 # detached at the base commit, unless it already is one.
-ensure_base_tree() {
+kep::sidebyside::ensure_base_tree() {
   local base
-  base=$(base_commit) || die "${TREE} has no ${BASE_TAG} tag. Run 'make checkout'."
+  base=$(kep::tree::base_commit) || kep::log::error_exit "${TREE} has no ${BASE_TAG} tag. Run 'make checkout'."
   if [[ -e "${BASE_ROOT}/.git" ]] &&
     [[ "$(git -C "${BASE_ROOT}" rev-parse -q --verify HEAD 2>/dev/null)" == "${base}" ]] &&
     [[ -z "$(git -C "${BASE_ROOT}" status --porcelain --untracked-files=normal 2>/dev/null)" ]]; then
     return
   fi
-  log "creating the base tree ${BASE_ROOT#"${ROOT}/"} at ${BASE_TAG}"
-  new_worktree "${BASE_ROOT}" "${base}"
+  kep::log::status "creating the base tree ${BASE_ROOT#"${ROOT}/"} at ${BASE_TAG}"
+  kep::tree::new_worktree "${BASE_ROOT}" "${base}"
 }
 
-# side_by_side NAME prepares a run in both trees: it makes sure the patched
+# kep::sidebyside::run NAME prepares a run in both trees: it makes sure the patched
 # tree (as it is) and the base tree exist, and sets work to the run's
 # directory, _output/NAME.
-side_by_side() {
-  ensure_checkout
-  ensure_base_tree
+kep::sidebyside::run() {
+  kep::tree::ensure_checkout
+  kep::sidebyside::ensure_base_tree
   work="${OUTPUT}/$1"
   mkdir -p "${work}"
 }
 
-# tree_root TREE prints the root of the patched or the base tree.
-tree_root() {
+# kep::sidebyside::tree_root TREE prints the root of the patched or the base tree.
+kep::sidebyside::tree_root() {
   if [[ "$1" == base ]]; then echo "${BASE_ROOT}"; else echo "${KUBE_ROOT}"; fi
 }
 
-# write_overlay FILE TREE DEST=SRC... writes a go -overlay file that adds each
+# kep::sidebyside::write_overlay FILE TREE DEST=SRC... writes a go -overlay file that adds each
 # project file SRC (relative to SIDEBYSIDE, or absolute) to TREE as DEST
 # (relative to TREE). It creates the directory of a DEST in a new package:
 # go vet runs in it. git does not see an empty directory.
-write_overlay() {
+kep::sidebyside::write_overlay() {
   local file=$1 tree=$2 sep="" pair src
   shift 2
   {

@@ -3,128 +3,155 @@
 # ports between bases, and what the series touches. hack/lib/init.sh sources
 # it.
 
-kgit() { git -C "${KUBE_ROOT}" "$@"; }
+kep::tree::git() { git -C "${KUBE_ROOT}" "$@"; }
 
-# new_worktree DIR COMMIT makes DIR a new worktree of _output/kubernetes,
+# kep::tree::new_worktree DIR COMMIT makes DIR a new worktree of _output/kubernetes,
 # detached at COMMIT, replacing whatever DIR held.
-new_worktree() {
-  remove_worktree "$1"
-  kgit worktree add -q --detach "$1" "$2"
+kep::tree::new_worktree() {
+  kep::tree::remove_worktree "$1"
+  kep::tree::git worktree add -q --detach "$1" "$2"
 }
 
-# remove_worktree DIR removes the worktree DIR, or the directory if git does
+# kep::tree::remove_worktree DIR removes the worktree DIR, or the directory if git does
 # not know it.
-remove_worktree() {
-  kgit worktree remove --force "$1" >/dev/null 2>&1 || rm -rf "$1"
-  kgit worktree prune
+kep::tree::remove_worktree() {
+  kep::tree::git worktree remove --force "$1" >/dev/null 2>&1 || rm -rf "$1"
+  kep::tree::git worktree prune
 }
 
-# base_commit prints the base commit of _output/kubernetes.
-base_commit() { kgit rev-parse --verify -q "refs/tags/${BASE_TAG}^{commit}"; }
+# kep::tree::base_commit prints the base commit of _output/kubernetes.
+kep::tree::base_commit() { kep::tree::git rev-parse --verify -q "refs/tags/${BASE_TAG}^{commit}"; }
 
-patch_files() {
+# kep::tree::standin_paths prints where the base commit of _output/kubernetes has
+# stand-in modules (hack/checkout.sh, releases/<minor>/upstream.env).
+kep::tree::standin_paths() {
+  local base name
+  base=$(kep::tree::base_commit)
+  for name in ${STAGING_UNSERVED:-}; do
+    if kep::tree::git cat-file -e "${base}:staging/src/k8s.io/${name}" 2>/dev/null; then
+      echo "staging/src/k8s.io/${name}"
+    fi
+  done
+  for name in ${STANDIN_DEPENDENCIES:-}; do
+    echo "standins/${name}"
+  done
+}
+
+# kep::tree::ported_releases prints the releases whose series is ported from BASE's
+# (PORT_FROM in their upstream.env).
+kep::tree::ported_releases() {
+  local release
+  for release in "${RELEASES}"/*/; do
+    release=$(basename "${release}")
+    if [[ "$(kep::tree::release_var "${release}" PORT_FROM)" == "${BASE}" ]]; then
+      echo "${release}"
+    fi
+  done
+}
+
+kep::tree::patch_files() {
   find "${PATCHES}" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' | LC_ALL=C sort
 }
 
-# export_series writes base..HEAD of _output/kubernetes as patch files into
+# kep::tree::export_series writes base..HEAD of _output/kubernetes as patch files into
 # DIR. Every setting that changes format-patch output is pinned, so that a
 # developer's git config cannot, and an unchanged commit always gives a
 # byte-identical file.
-export_series() {
-  kgit -c core.abbrev=12 -c diff.noprefix=false -c diff.mnemonicPrefix=false \
+kep::tree::export_series() {
+  kep::tree::git -c core.abbrev=12 -c diff.noprefix=false -c diff.mnemonicPrefix=false \
     -c diff.algorithm=myers -c diff.renames=false -c format.signature= \
     -c format.numbered=false -c format.coverLetter=false \
     format-patch -q --zero-commit --no-signature --no-stat --no-renames \
     --no-numbered --no-attach --no-thread --subject-prefix=PATCH \
-    -o "$1" "$(base_commit)..HEAD"
+    -o "$1" "$(kep::tree::base_commit)..HEAD"
 }
 
-# is_exported succeeds when patches/ is exactly what 'make patches' would
+# kep::tree::is_exported succeeds when patches/ is exactly what 'make patches' would
 # write for HEAD of _output/kubernetes.
-is_exported() {
+kep::tree::is_exported() {
   local tmp rc=0
   tmp=$(mktemp -d)
-  export_series "${tmp}"
+  kep::tree::export_series "${tmp}"
   diff -r -q "${tmp}" "${PATCHES}" --exclude='.*' >/dev/null 2>&1 || rc=1
   rm -rf "${tmp}"
   return "${rc}"
 }
 
-# unexported_work prints what in _output/kubernetes is not in patches/:
+# kep::tree::unexported_work prints what in _output/kubernetes is not in patches/:
 # uncommitted edits, and commits that 'make patches' has not written. HEAD at
 # the last apply or export (SYNCED_REF) holds nothing new even when patches/
 # has changed since, for example after a 'git pull'.
-unexported_work() {
+kep::tree::unexported_work() {
   local dirty synced
-  dirty=$(kgit status --porcelain --untracked-files=normal)
+  dirty=$(kep::tree::git status --porcelain --untracked-files=normal)
   if [[ -n "${dirty}" ]]; then
     echo "uncommitted changes:"
     echo "${dirty}" | head -n 20
   fi
-  synced=$(kgit rev-parse --verify -q "${SYNCED_REF}" || true)
-  if [[ "$(kgit rev-parse HEAD)" != "${synced}" ]] && ! is_exported; then
+  synced=$(kep::tree::git rev-parse --verify -q "${SYNCED_REF}" || true)
+  if [[ "$(kep::tree::git rev-parse HEAD)" != "${synced}" ]] && ! kep::tree::is_exported; then
     echo "commits that 'make patches' has not exported:"
-    kgit log --oneline "${synced:-$(base_commit)}..HEAD" | head -n 20
+    kep::tree::git log --oneline "${synced:-$(kep::tree::base_commit)}..HEAD" | head -n 20
   fi
 }
 
-# am_dir prints the directory of a git am session of _output/kubernetes.
-am_dir() { echo "$(kgit rev-parse --absolute-git-dir)/rebase-apply"; }
+# kep::tree::am_dir prints the directory of a git am session of _output/kubernetes.
+kep::tree::am_dir() { echo "$(kep::tree::git rev-parse --absolute-git-dir)/rebase-apply"; }
 
-# am_in_progress succeeds while a git am session of _output/kubernetes waits
+# kep::tree::am_in_progress succeeds while a git am session of _output/kubernetes waits
 # for a patch that did not apply.
-am_in_progress() { [[ -d "$(am_dir)" ]]; }
+kep::tree::am_in_progress() { [[ -d "$(kep::tree::am_dir)" ]]; }
 
-# die_am_in_progress stops, naming the patch that did not apply and saying
+# kep::tree::am_in_progress_error stops, naming the patch that did not apply and saying
 # how to finish the session.
-die_am_in_progress() {
+kep::tree::am_in_progress_error() {
   local n file
-  n=$(cat "$(am_dir)/next" 2>/dev/null || echo 0)
-  file=$(patch_files | sed -n "${n}p")
-  die "${TREE} is applying ${SERIES}/ and stopped at ${file:+${file#"${ROOT}/"}, }\"$(head -n 1 "$(am_dir)/final-commit" 2>/dev/null)\", which did not apply. Either resolve it there, 'git -C ${TREE} am --continue' and 'make patches'; or 'git -C ${TREE} am --abort', fix ${SERIES}/ and 'make checkout'."
+  n=$(cat "$(kep::tree::am_dir)/next" 2>/dev/null || echo 0)
+  file=$(kep::tree::patch_files | sed -n "${n}p")
+  kep::log::error_exit "${TREE} is applying ${SERIES}/ and stopped at ${file:+${file#"${ROOT}/"}, }\"$(head -n 1 "$(kep::tree::am_dir)/final-commit" 2>/dev/null)\", which did not apply. Either resolve it there, 'git -C ${TREE} am --continue' and 'make patches'; or 'git -C ${TREE} am --abort', fix ${SERIES}/ and 'make checkout'."
 }
 
-# ensure_checkout makes sure _output/kubernetes exists, creating it from
+# kep::tree::ensure_checkout makes sure _output/kubernetes exists, creating it from
 # patches/ when it is missing, and otherwise leaves it as it is: the targets
 # test and build the tree you are working on. It says so in one line when the
 # tree and patches/ differ. Only 'make checkout' rebuilds an existing tree.
-ensure_checkout() {
+kep::tree::ensure_checkout() {
   if [[ ! -d "${KUBE_ROOT}/.git" ]]; then
     "${ROOT}/hack/checkout.sh"
     return
   fi
-  base_commit >/dev/null || die "${KUBE_ROOT} has no ${BASE_TAG} tag. Move it away and run 'make checkout'."
-  ! am_in_progress || die_am_in_progress
+  kep::tree::base_commit >/dev/null || kep::log::error_exit "${KUBE_ROOT} has no ${BASE_TAG} tag. Move it away and run 'make checkout'."
+  ! kep::tree::am_in_progress || kep::tree::am_in_progress_error
   local dirty="" synced unexported
-  [[ -z "$(kgit status --porcelain --untracked-files=normal)" ]] || dirty=" and uncommitted changes"
-  synced=$(kgit rev-parse --verify -q "${SYNCED_REF}" || true)
-  if [[ "$(kgit rev-parse HEAD)" == "${synced}" ]]; then
-    if ! is_exported; then
-      log "using ${TREE} as it is${dirty}; ${SERIES}/ has changed since it was applied ('make checkout' applies it)"
+  [[ -z "$(kep::tree::git status --porcelain --untracked-files=normal)" ]] || dirty=" and uncommitted changes"
+  synced=$(kep::tree::git rev-parse --verify -q "${SYNCED_REF}" || true)
+  if [[ "$(kep::tree::git rev-parse HEAD)" == "${synced}" ]]; then
+    if ! kep::tree::is_exported; then
+      kep::log::status "using ${TREE} as it is${dirty}; ${SERIES}/ has changed since it was applied ('make checkout' applies it)"
     elif [[ -n "${dirty}" ]]; then
-      log "using ${TREE} as it is, with uncommitted changes"
+      kep::log::status "using ${TREE} as it is, with uncommitted changes"
     fi
-  elif ! is_exported; then
-    unexported=$(kgit rev-list --count "${synced:-$(base_commit)}..HEAD" 2>/dev/null || echo "some")
-    log "using ${TREE} as it is: ${unexported} commits not yet exported${dirty} ('make patches' exports them)"
+  elif ! kep::tree::is_exported; then
+    unexported=$(kep::tree::git rev-list --count "${synced:-$(kep::tree::base_commit)}..HEAD" 2>/dev/null || echo "some")
+    kep::log::status "using ${TREE} as it is: ${unexported} commits not yet exported${dirty} ('make patches' exports them)"
   elif [[ -n "${dirty}" ]]; then
-    log "using ${TREE} as it is, with uncommitted changes"
+    kep::log::status "using ${TREE} as it is, with uncommitted changes"
   fi
 }
 
-# release_patches RELEASE prints the directory of the series of RELEASE.
-release_patches() { realpath -m "${RELEASES}/$1/$(release_var "$1" PATCHES_DIR)"; }
+# kep::tree::release_patches RELEASE prints the directory of the series of RELEASE.
+kep::tree::release_patches() { realpath -m "${RELEASES}/$1/$(kep::tree::release_var "$1" PATCHES_DIR)"; }
 
-# release_var RELEASE NAME prints the setting NAME of releases/RELEASE.
-release_var() (
+# kep::tree::release_var RELEASE NAME prints the setting NAME of releases/RELEASE.
+kep::tree::release_var() (
   # shellcheck source=/dev/null
   source "${RELEASES}/$1/upstream.env"
   echo "${!2:-}"
 )
 
-# series_tree DIR prints the git tree of the files in DIR, committed or not,
+# kep::tree::series_tree DIR prints the git tree of the files in DIR, committed or not,
 # and stores it in the project's repository.
-series_tree() {
+kep::tree::series_tree() {
   local index
   index=$(mktemp)
   rm -f "${index}"
@@ -133,22 +160,22 @@ series_tree() {
   rm -f "${index}"
 }
 
-# origin_commits SCRATCH DIR REF applies the patch files of DIR, a series of
+# kep::tree::origin_commits SCRATCH DIR REF applies the patch files of DIR, a series of
 # the release PORT_FROM, to that release's base, as git am would, and stores
 # the result as REF in the tree of BASE. It works in the object store of
 # PORT_FROM's tree, which is created if it does not exist and whose files,
 # index and branches are left as they are.
-origin_commits() {
+kep::tree::origin_commits() {
   local scratch=$1 dir=$2 ref=$3 origin tag parent f
-  origin="${OUTPUT}/$(release_var "${PORT_FROM}" KUBE_TREE)"
-  tag=$(release_var "${PORT_FROM}" BASE_TAG)
+  origin="${OUTPUT}/$(kep::tree::release_var "${PORT_FROM}" KUBE_TREE)"
+  tag=$(kep::tree::release_var "${PORT_FROM}" BASE_TAG)
   [[ -d "${origin}/.git" ]] || BASE="${PORT_FROM}" KEP_KUBE_ROOT= KEP_PATCHES= "${ROOT}/hack/checkout.sh"
   parent=$(git -C "${origin}" rev-parse "${tag}^{commit}")
   GIT_INDEX_FILE="${scratch}/origin-index" git -C "${origin}" read-tree "${parent}"
   for f in "${dir}"/[0-9][0-9][0-9][0-9]-*.patch; do
     git mailinfo "${scratch}/msg" "${scratch}/patch" <"${f}" >"${scratch}/info"
     GIT_INDEX_FILE="${scratch}/origin-index" git -C "${origin}" apply --cached "${scratch}/patch" ||
-      die "${f#"${ROOT}/"} does not apply to ${tag}"
+      kep::log::error_exit "${f#"${ROOT}/"} does not apply to ${tag}"
     local subject name email date
     subject=$(sed -n 's/^Subject: //p' "${scratch}/info")
     name=$(sed -n 's/^Author: //p' "${scratch}/info")
@@ -159,25 +186,25 @@ origin_commits() {
         git -C "${origin}" commit-tree "$(GIT_INDEX_FILE="${scratch}/origin-index" git -C "${origin}" write-tree)" -p "${parent}")
   done
   git -C "${origin}" update-ref "${ref}" "${parent}"
-  kgit fetch -q "${origin}" "+${ref}:${ref}" "+refs/tags/${tag}:refs/tags/${tag}"
+  kep::tree::git fetch -q "${origin}" "+${ref}:${ref}" "+refs/tags/${tag}:refs/tags/${tag}"
   git -C "${origin}" update-ref -d "${ref}"
 }
 
-# range_diff ORIGIN_BASE ORIGIN_HEAD prints how the commits of the tree of
+# kep::tree::range_diff ORIGIN_BASE ORIGIN_HEAD prints how the commits of the tree of
 # BASE differ from those of the origin series (ORIGIN_BASE..ORIGIN_HEAD in
 # the same repository), without commit ids: what releases/BASE/range-diff
 # records.
-range_diff() {
-  kgit -c core.abbrev=12 range-diff --no-color --no-dual-color "$1..$2" "$(base_commit)..HEAD" |
+kep::tree::range_diff() {
+  kep::tree::git -c core.abbrev=12 range-diff --no-color --no-dual-color "$1..$2" "$(kep::tree::base_commit)..HEAD" |
     sed -E '/^ *[-0-9]+:/s/[0-9a-f]{12}|-{12}/-/g'
 }
 
-# touched_files prints the files that the patches given (default: all of
+# kep::tree::touched_files prints the files that the patches given (default: all of
 # patches/) change and that exist in _output/kubernetes (a patch may delete
 # one), relative to the tree.
-touched_files() {
+kep::tree::touched_files() {
   local -a files=("$@")
-  ((${#files[@]})) || mapfile -t files < <(patch_files)
+  ((${#files[@]})) || mapfile -t files < <(kep::tree::patch_files)
   ((${#files[@]})) || return 0
   local f
   (cd "${ROOT}" && go run ./cmd/series files "${files[@]}") | while IFS= read -r f; do
@@ -185,11 +212,11 @@ touched_files() {
   done
 }
 
-# touched_packages prints the Go packages (./dir) that the patches given
+# kep::tree::touched_packages prints the Go packages (./dir) that the patches given
 # (default: all of patches/) change and that exist in _output/kubernetes.
-touched_packages() {
+kep::tree::touched_packages() {
   local -a files=("$@")
-  ((${#files[@]})) || mapfile -t files < <(patch_files)
+  ((${#files[@]})) || mapfile -t files < <(kep::tree::patch_files)
   ((${#files[@]})) || return 0
   (cd "${ROOT}" && go run ./cmd/series packages "${KUBE_ROOT}" "${files[@]}")
 }
