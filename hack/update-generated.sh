@@ -16,23 +16,16 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 kep::generated::require
-base_tree=""
-if [[ -n "$(kep::tree::standin_paths)" ]]; then
-  base_tree="${OUTPUT}/update-generated-base"
-fi
 cleanup() {
   kep::generated::remove_standins "${KUBE_ROOT}"
-  [[ -z "${base_tree}" ]] || kep::tree::remove_worktree "${base_tree}"
+  kep::tree::remove_worktree "${OUTPUT}/update-generated-base"
 }
 trap cleanup EXIT
 
 what=etcd
 [[ "${KEP_VERIFY_OPENAPI_SPEC:-1}" != 0 ]] || what=""
 kep::generated::place_standins "${KUBE_ROOT}" "${what}"
-if [[ -n "${base_tree}" ]]; then
-  kep::tree::new_worktree "${base_tree}" "$(kep::tree::base_commit)"
-  kep::generated::place_standins "${base_tree}"
-fi
+base_tree=$(kep::generated::base_tree "${OUTPUT}/update-generated-base")
 kep::log::status "update-generated: hack/update-codegen.sh ${UPSTREAM_CODEGENS[*]}"
 kep::generated::regenerate "${KUBE_ROOT}" "${base_tree}" bash hack/update-codegen.sh "${UPSTREAM_CODEGENS[@]}"
 if [[ "${KEP_VERIFY_PROTOBUF:-1}" != 0 ]]; then

@@ -27,13 +27,9 @@ kep::generated::require
 
 scratch=$(mktemp -d "${OUTPUT}/verify-generated.XXXXXX")
 tree="${scratch}/kubernetes"
-base_tree=""
-if [[ -n "$(kep::tree::standin_paths)" ]]; then
-  base_tree="${scratch}/base"
-fi
 cleanup() {
   kep::tree::remove_worktree "${tree}"
-  [[ -z "${base_tree}" ]] || kep::tree::remove_worktree "${base_tree}"
+  kep::tree::remove_worktree "${scratch}/base"
   rm -rf "${scratch}"
 }
 trap cleanup EXIT
@@ -42,10 +38,7 @@ what=etcd
 [[ "${KEP_VERIFY_OPENAPI_SPEC:-1}" != 0 ]] || what=""
 kep::tree::new_worktree "${tree}" HEAD
 kep::generated::place_standins "${tree}" "${what}"
-if [[ -n "${base_tree}" ]]; then
-  kep::tree::new_worktree "${base_tree}" "$(kep::tree::base_commit)"
-  kep::generated::place_standins "${base_tree}"
-fi
+base_tree=$(kep::generated::base_tree "${scratch}/base")
 
 failed=()
 # verify_step [--base] NAME COMMAND... runs COMMAND in the scratch tree (with

@@ -150,6 +150,16 @@ kep::generated::reset() {
   git -C "$1" clean -q -fd -- . "${exclude[@]}"
 }
 
+# kep::generated::base_tree DIR, on a base with stand-in modules, makes DIR a
+# worktree of the base commit with the stand-ins placed, for
+# kep::generated::regenerate, and prints DIR; on other bases it prints nothing.
+kep::generated::base_tree() {
+  [[ -n "$(kep::tree::standin_paths)" ]] || return 0
+  kep::tree::new_worktree "$1" "$(kep::tree::base_commit)" >&2
+  kep::generated::place_standins "$1" >&2
+  echo "$1"
+}
+
 # kep::generated::regenerate TREE BASE_TREE COMMAND... runs the generator COMMAND in TREE.
 # On a base with stand-in modules (kep::tree::standin_paths), the generators read the
 # stand-ins' doc comments, which are those of the release the stand-ins were
