@@ -36,7 +36,7 @@ kep::node::build
 # The guide's kubectl probe commands run the plugin from _output/bin, which
 # is on the node shell's PATH.
 WHAT=cmd/kubectl-probe "${ROOT}/hack/build.sh"
-build_e2e_images busybox agnhost
+kep::e2e::build_images busybox agnhost
 kep::log::status "building the postgres stand-in"
 rootfs="${NODE_DIR}/rootfs/postgres"
 kep::node::busybox_rootfs "${rootfs}"

@@ -7,7 +7,7 @@
 #   - gate on: the feature's e2e specs of the series
 #     (test/e2e/common/node/container_probe_mutable.go), built and run as
 #     make test-upstream-e2e does (hack/lib/e2e.sh), the feature's node e2e
-#     spec, which restarts the kubelet (test/e2e_node, run_e2e_node), then
+#     spec, which restarts the kubelet (test/e2e_node, kep::e2e::run_node), then
 #     the project's tests that restart the kubelet (test/node), one after
 #     another;
 #   - gate off on the kubelet, on in the API server: the project's test of
@@ -26,9 +26,9 @@ kep::tree::ensure_checkout
 kep::node::build
 (cd "${ROOT}" && go test -c -tags node -o "${NODE_BIN}/node.test" ./test/node)
 if [[ "${measure}" != 1 ]]; then
-  build_e2e
-  build_e2e_node
-  build_e2e_images busybox
+  kep::e2e::build
+  kep::e2e::build_node
+  kep::e2e::build_images busybox
 fi
 
 REPORT="${NODE_DIR}/test-node.log"
@@ -53,11 +53,11 @@ suite() {
   if [[ "${measure}" == 1 ]]; then
     project_tests "${gate}" "${KEP_NODE_RUN:-^TestMeasure}" || rc=$?
   elif [[ "${gate}" == true ]]; then
-    run_e2e feature "${E2E_FEATURE_FOCUS}" "${E2E_LABELS_GATE_ON}" || {
+    kep::e2e::run feature "${E2E_FEATURE_FOCUS}" "${E2E_LABELS_GATE_ON}" || {
       rc=$?
       grep -E '^\s*\[FAIL\]|^Ran [0-9]+ of' "${E2E_DIR}/feature.log" >&2 || true
     }
-    run_e2e_node feature-node "${E2E_NODE_FOCUS}" || {
+    kep::e2e::run_node feature-node "${E2E_NODE_FOCUS}" || {
       rc=$?
       grep -E '^\s*\[FAIL\]|^Ran [0-9]+ of' "${E2E_DIR}/feature-node.log" >&2 || true
     }

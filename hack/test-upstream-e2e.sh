@@ -31,8 +31,8 @@ if [[ " ${configs[*]} " == *" base "* ]]; then
 else
   kep::node::build
 fi
-build_e2e
-build_e2e_images busybox agnhost pause
+kep::e2e::build
+kep::e2e::build_images busybox agnhost pause
 
 for config in "${configs[@]}"; do
   env=(KEP_NODE_SKIP_BUILD=1)
@@ -46,7 +46,7 @@ for config in "${configs[@]}"; do
   rm -f "${E2E_DIR}/${config}.json"
   if env "${env[@]}" "${ROOT}/hack/node-up.sh"; then
     # A failed spec shows in the table; the table decides.
-    run_e2e "${config}" "${KEP_E2E_FOCUS:-${E2E_FOCUS}}" "${labels}" || true
+    kep::e2e::run "${config}" "${KEP_E2E_FOCUS:-${E2E_FOCUS}}" "${labels}" || true
     "${ROOT}/hack/node-down.sh"
   fi
 done

@@ -188,7 +188,7 @@ verify_mocks() {
 verify_e2e_ownership() {
   kep::log::status "verify: e2e test ownership (upstream hack/verify-e2e-test-ownership.sh)"
   source "${ROOT}/hack/lib/e2e.sh"
-  build_e2e
+  kep::e2e::build
   mkdir -p "${KUBE_ROOT}/_output/bin"
   cp "${E2E_DIR}/e2e.test" "${E2E_DIR}/ginkgo" "${KUBE_ROOT}/_output/bin/"
   rm -f "${KUBE_ROOT}/_output/specsummaries.json"

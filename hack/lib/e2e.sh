@@ -20,9 +20,9 @@ E2E_FOCUS='\[sig-node\] (Probing container|Probing restartable init container|Re
 E2E_LABELS_GATE_ON='!Feature:OffByDefault || FeatureGate:MutableContainerProbes'
 E2E_LABELS_GATE_OFF='!Feature:OffByDefault'
 
-# write_e2e_overlay writes the go build -overlay that adds the e2e binary's
+# kep::e2e::write_overlay writes the go build -overlay that adds the e2e binary's
 # package (test/e2e/kepnode) to the tree.
-write_e2e_overlay() {
+kep::e2e::write_overlay() {
   mkdir -p "${E2E_DIR}"
   # The suite imports ktesting's Gomega formatting, as upstream's does, from
   # where the base has it: 1.38 moved test/utils/ktesting to k8s.io/ktesting.
@@ -42,12 +42,13 @@ write_e2e_overlay() {
   } >"${E2E_DIR}/overlay.json"
 }
 
-# build_e2e builds the e2e binary and Ginkgo's CLI, at the version the tree
-# uses, into E2E_DIR.
-build_e2e() {
-  write_e2e_overlay
+# kep::e2e::build builds the e2e binary and Ginkgo's CLI, at the version the tree
+# uses, into E2E_DIR. The binary is built with -trimpath, as the tests are,
+# so that a fresh clone gets its packages from Go's cache.
+kep::e2e::build() {
+  kep::e2e::write_overlay
   kep::log::status "building the e2e binary (test/e2e/common/node only)"
-  (cd "${KUBE_ROOT}" && go test -c -vet=off -overlay "${E2E_DIR}/overlay.json" -o "${E2E_DIR}/e2e.test" ./test/e2e/kepnode)
+  (cd "${KUBE_ROOT}" && go test -c ${TRIMPATH} -vet=off -overlay "${E2E_DIR}/overlay.json" -o "${E2E_DIR}/e2e.test" ./test/e2e/kepnode)
   local version
   version=$(cd "${KUBE_ROOT}" && go list -m -f '{{.Version}}' github.com/onsi/ginkgo/v2)
   if [[ ! -x "${E2E_DIR}/ginkgo" ]] || ! "${E2E_DIR}/ginkgo" version | grep -qF "${version#v}"; then
@@ -56,32 +57,32 @@ build_e2e() {
   fi
 }
 
-# build_e2e_images IMAGE... builds the e2e images named (busybox, agnhost,
+# kep::e2e::build_images IMAGE... builds the e2e images named (busybox, agnhost,
 # pause) into NODE_IMAGES, where hack/node-up.sh imports every image from.
 # The feature's specs need only busybox.
-build_e2e_images() {
+kep::e2e::build_images() {
   local -A names
   local key name
-  write_e2e_overlay
+  kep::e2e::write_overlay
   while read -r key name; do
     names[${key}]=${name}
-  done < <(cd "${KUBE_ROOT}" && go run -overlay "${E2E_DIR}/overlay.json" ./test/e2e/kepnode/images)
+  done < <(cd "${KUBE_ROOT}" && go run ${TRIMPATH} -overlay "${E2E_DIR}/overlay.json" ./test/e2e/kepnode/images)
   local rootfs="${E2E_DIR}/rootfs" image
   for image in "$@"; do
-    "build_e2e_image_${image}" "${names[${image}]}"
+    "kep::e2e::build_image_${image}" "${names[${image}]}"
   done
 }
 
-build_e2e_image_busybox() {
+kep::e2e::build_image_busybox() {
   kep::node::busybox_rootfs "${rootfs}/busybox"
   "${NODE_BIN}/node-image" -rootfs "${rootfs}/busybox" -cmd sh -tag "$1" -o "${NODE_IMAGES}/e2e-busybox.tar"
 }
 
-build_e2e_image_agnhost() {
+kep::e2e::build_image_agnhost() {
   # agnhost's image as upstream's Dockerfile makes it: the binary, a shell
   # and the applets, the test certificate, /uploads and the image's user.
   kep::log::status "building agnhost"
-  (cd "${KUBE_ROOT}" && CGO_ENABLED=0 go build -o "${E2E_DIR}/agnhost" ./test/images/agnhost)
+  (cd "${KUBE_ROOT}" && CGO_ENABLED=0 go build ${TRIMPATH} -o "${E2E_DIR}/agnhost" ./test/images/agnhost)
   kep::node::busybox_rootfs "${rootfs}/agnhost"
   cp "${E2E_DIR}/agnhost" "${rootfs}/agnhost/agnhost"
   ln -s agnhost "${rootfs}/agnhost/agnhost-2"
@@ -98,16 +99,16 @@ build_e2e_image_agnhost() {
   "${NODE_BIN}/node-image" -rootfs "${rootfs}/agnhost" -entrypoint /agnhost -cmd pause -tag "$1" -o "${NODE_IMAGES}/e2e-agnhost.tar"
 }
 
-build_e2e_image_pause() {
+kep::e2e::build_image_pause() {
   "${NODE_BIN}/node-image" -binary "${NODE_IMAGES}/pause" -tag "$1" -o "${NODE_IMAGES}/e2e-pause.tar"
 }
 
-# run_e2e NAME FOCUS LABELS runs the specs that match FOCUS and the Ginkgo
+# kep::e2e::run NAME FOCUS LABELS runs the specs that match FOCUS and the Ginkgo
 # label filter LABELS on the running node, with KEP_E2E_PROCS (default 6)
 # processes. It writes Ginkgo's JSON report to E2E_DIR/NAME.json, the output
 # to E2E_DIR/NAME.log and the run time in seconds to E2E_DIR/NAME.seconds,
 # and fails if a spec fails.
-run_e2e() {
+kep::e2e::run() {
   local name=$1 focus=$2 labels=$3 rc=0 start=${SECONDS}
   rm -f "${E2E_DIR}/${name}.json"
   kep::log::status "e2e specs (${name}); the output goes to ${E2E_DIR#"${ROOT}/"}/${name}.log"
@@ -128,14 +129,14 @@ run_e2e() {
 # make test-node runs with the e2e binary: the focus picks the Serial ones.
 E2E_NODE_FOCUS='\[sig-node\] Mutable container probes .*\[Serial\]'
 
-# build_e2e_node builds upstream's node e2e binary (test/e2e_node) into
+# kep::e2e::build_node builds upstream's node e2e binary (test/e2e_node) into
 # E2E_DIR.
-build_e2e_node() {
+kep::e2e::build_node() {
   kep::log::status "building the node e2e binary (test/e2e_node)"
-  (cd "${KUBE_ROOT}" && go test -c -vet=off -o "${E2E_DIR}/e2e_node.test" ./test/e2e_node)
+  (cd "${KUBE_ROOT}" && go test -c ${TRIMPATH} -vet=off -o "${E2E_DIR}/e2e_node.test" ./test/e2e_node)
 }
 
-# run_e2e_node NAME FOCUS runs the node e2e specs that match FOCUS, one after
+# kep::e2e::run_node NAME FOCUS runs the node e2e specs that match FOCUS, one after
 # another, on the running node, as upstream's node e2e jobs run them against
 # a node they did not start (--start-services=false). They run inside the
 # node's namespaces, where the kubelet's health port is, with the stand-ins
@@ -147,7 +148,7 @@ build_e2e_node() {
 # node e2e jobs do; here the administrator's.
 # It writes the output to E2E_DIR/NAME.log, the run time to
 # E2E_DIR/NAME.seconds, and fails if a spec fails.
-run_e2e_node() {
+kep::e2e::run_node() {
   local name=$1 focus=$2 rc=0 start=${SECONDS}
   local work="${E2E_DIR}/${name}"
   rm -rf "${work}"

@@ -6,10 +6,11 @@
 # -timeout=$1) and KUBE_TEST_ARGS (more arguments, such as -run or -v).
 # GOFLAGS reaches go test through the environment.
 kep::golang::test_flags() { read -ra GO_TEST_FLAGS <<<"${KUBE_TIMEOUT:--timeout=$1} ${KUBE_TEST_ARGS:-}"; }
-# Tests and test binaries are built with -trimpath, which keeps a tree's path
-# out of Go's build and test cache keys: make test-series, in its own
-# worktree, and the base tree reuse what make test built and ran, and a fresh
-# clone what an earlier clone did.
+# Whatever is built from a tree (tests, test and e2e binaries, binaries,
+# upstream's generators, golangci-lint's package loading) is built with
+# -trimpath, which keeps the tree's path out of Go's build and test cache
+# keys: make test-series, in its own worktree, and the base tree reuse what
+# make test built and ran, and a fresh clone what an earlier clone did.
 TRIMPATH=-trimpath
 
 # Integration test packages need etcd and run behind their own target.
