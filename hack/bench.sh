@@ -1,22 +1,29 @@
 #!/usr/bin/env bash
 # make bench: the same benchmarks (test/sidebyside/testdata/*_bench_test.go),
 # compiled into the base tree and the patched tree and run interleaved, so
-# that both trees see the same load of a shared machine: KEP_BENCH_ROUNDS rounds
-# (default 30) of one short run (KEP_BENCHTIME, default 200ms) of the
-# ValidatePodUpdate benchmarks of each tree, then KEP_BENCH_PROBER_ROUNDS rounds
-# (default 3) of the prober benchmarks, alternating which tree goes first.
+# that both trees see the same load of a shared machine: 30 rounds of one
+# short run (200ms) of the ValidatePodUpdate benchmarks of each tree, then 3
+# rounds of the prober benchmarks, alternating which tree goes first.
 # benchstat prints the comparison; cmd/benchbudget checks the budgets and
 # exits 1 naming each broken one and by how much. Both, with the date, the
 # machine and the series, are written to docs/benchmarks.md. Not part of
 # make test: benchmarks are not tests.
+#
+#   hack/bench.sh [--rounds=30] [--prober-rounds=3] [--benchtime=200ms]
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
+rounds=30 prober_rounds=3 benchtime=200ms
+for arg in "$@"; do
+  case "${arg}" in
+    --rounds=*) rounds=${arg#*=} ;;
+    --prober-rounds=*) prober_rounds=${arg#*=} ;;
+    --benchtime=*) benchtime=${arg#*=} ;;
+    *) kep::log::error_exit "usage: hack/bench.sh [--rounds=N] [--prober-rounds=N] [--benchtime=DURATION]" ;;
+  esac
+done
 kep::sidebyside::run bench
-
-rounds=${KEP_BENCH_ROUNDS:-30}
-prober_rounds=${KEP_BENCH_PROBER_ROUNDS:-3}
-benchtime=${KEP_BENCHTIME:-200ms}
 
 if ! command -v benchstat >/dev/null; then
   kep::log::status "installing benchstat"
@@ -34,8 +41,8 @@ for tree in base patched; do
     "${PROBER_PKG}/zz_kep_bench_test.go=prober_bench_test.go"
   kep::log::status "bench: building the test binaries of the ${tree} tree"
   (cd "${root}" &&
-    go test -c ${TRIMPATH} -o "${work}/${tree}-$(basename "${VALIDATION_PKG}").test" -overlay "${work}/${tree}.overlay.json" "./${VALIDATION_PKG}" &&
-    go test -c ${TRIMPATH} -o "${work}/${tree}-$(basename "${PROBER_PKG}").test" -overlay "${work}/${tree}.overlay.json" "./${PROBER_PKG}")
+    go test -c "${TRIMPATH}" -o "${work}/${tree}-$(basename "${VALIDATION_PKG}").test" -overlay "${work}/${tree}.overlay.json" "./${VALIDATION_PKG}" &&
+    go test -c "${TRIMPATH}" -o "${work}/${tree}-$(basename "${PROBER_PKG}").test" -overlay "${work}/${tree}.overlay.json" "./${PROBER_PKG}")
   : >"${work}/${tree}.txt"
 done
 

@@ -5,6 +5,7 @@
 #   WHAT="cmd/kubelet" hack/build.sh
 #   WHAT="cmd/kubectl-probe" hack/build.sh
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 PLUGIN=cmd/kubectl-probe
@@ -54,6 +55,6 @@ for target in "${tree_targets[@]}"; do
   # Otherwise the build settings of the tests (-trimpath, as upstream's
   # release builds), so the binaries reuse the packages that the tests have
   # compiled (and the other way round).
-  go build ${TRIMPATH} -ldflags "${ldflags[*]}" -o "${BIN}/$(basename "${target}")" "./${target}"
+  go build "${TRIMPATH}" -ldflags "${ldflags[*]}" -o "${BIN}/$(basename "${target}")" "./${target}"
 done
 kep::log::status "binaries are in ${BIN#"${ROOT}/"}"

@@ -9,6 +9,7 @@
 # script ('make checkout') rebuilds an existing tree; the other targets use
 # it as it is (kep::tree::ensure_checkout in hack/lib/init.sh).
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 # module_field FIELD MODULE@VERSION... downloads module versions through the
@@ -17,7 +18,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 module_field() {
   local field=$1 out
   shift
-  out=$(cd "${TMPDIR:-/tmp}" && GOWORK=off GOFLAGS= go mod download -json "$@" 2>&1) || true
+  out=$(cd "${TMPDIR:-/tmp}" && GOWORK=off GOFLAGS='' go mod download -json "$@" 2>&1) || true
   if grep -q '"Error"' <<<"${out}" || ! grep -q '"Dir"' <<<"${out}"; then
     printf '%s\n' "${out}" >&2
     kep::log::error_exit "could not download $* through the Go module proxy ($(go env GOPROXY)). Check the network and GOPROXY, then run 'make checkout' again."
@@ -56,6 +57,9 @@ create_base() {
   src=$(module_field Dir "${KUBE_MODULE}@${KUBE_VERSION}")
   cp -R "${src}" "${tmp}"
   chmod -R u+w "${tmp}"
+  # The base's Go is the release upstream builds it with.
+  [[ "go$(cat "${tmp}/.go-version")" == "${KUBE_GOTOOLCHAIN}" ]] ||
+    kep::log::error_exit "releases/${BASE}/upstream.env says KUBE_GOTOOLCHAIN=${KUBE_GOTOOLCHAIN}, and ${KUBE_VERSION}'s .go-version says $(cat "${tmp}/.go-version"): make them agree."
 
   local -a wanted=()
   for name in $(staging_modules "${tmp}"); do
@@ -136,7 +140,7 @@ apply_series() {
   local base
   base=$(kep::tree::base_commit)
   kep::tree::git checkout -q -B master "${base}"
-  mapfile -t files < <(kep::tree::patch_files)
+  kep::util::lines files kep::tree::patch_files
   if ((${#files[@]})); then
     kep::log::status "applying ${#files[@]} patches"
     # A patch that does not apply leaves the git am session for you to

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Exports the commits of _output/kubernetes after the base into patches/.
+# Exports the commits of _output/kubernetes after the base into the series,
+# releases/BASE/patches.
 # The output is stable: an unchanged commit gives a byte-identical file, and
 # patch files of commits that no longer exist are removed. It refuses to drop
-# patches that the tree never had, and to empty patches/
-# (KEP_PATCHES_FORCE=1 overrides both).
+# patches that the tree never had, and to empty the series (KEP_FORCE=1
+# overrides both). Every patch's author is the project's maintainers
+# (kep::tree::export_series).
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 [[ -d "${KUBE_ROOT}/.git" ]] || kep::log::error_exit "${KUBE_ROOT} does not exist. Run 'make checkout' first."
@@ -29,26 +32,28 @@ subjects() {
 }
 
 # The series written must not lose a patch that the tree never had: a patch
-# of patches/ that HEAD lacks must have been in the tree when it was last
-# applied or exported (SYNCED_REF), and removed since. A patch that patches/
+# of the series that HEAD lacks must have been in the tree when it was last
+# applied or exported (SYNCED_REF), and removed since. A patch that the series
 # gained afterwards, for example with a git pull, is not the tree's to drop.
-mapfile -t current < <(kep::tree::patch_files)
-if ((${#current[@]})) && [[ "${KEP_PATCHES_FORCE:-0}" != 1 ]]; then
+current=()
+kep::util::lines current kep::tree::patch_files
+if ((${#current[@]})) && [[ "${KEP_FORCE:-0}" != 1 ]]; then
   if ! compgen -G "${tmp}/*.patch" >/dev/null; then
-    kep::log::error_exit "${TREE} has no commits on top of ${BASE_TAG}, and ${SERIES}/ has ${#current[@]} patches: refusing to write an empty series over them. 'make checkout' applies ${SERIES}/; KEP_PATCHES_FORCE=1 make patches empties it."
+    kep::log::error_exit "${TREE} has no commits on top of ${BASE_TAG}, and ${SERIES}/ has ${#current[@]} patches: refusing to write an empty series over them. 'make checkout' applies ${SERIES}/; KEP_FORCE=1 make patches empties it."
   fi
   synced=$(kep::tree::git rev-parse --verify -q "${SYNCED_REF}" || true)
   had=$(if [[ -n "${synced}" ]]; then kep::tree::git log --format=%s "$(kep::tree::base_commit)..${synced}"; fi)
   has=$(subjects "${tmp}"/*.patch)
+  current_subjects=$(subjects "${current[@]}")
   lost=()
   while read -r subject; do
     if ! grep -qxF -- "${subject}" <<<"${has}" && ! grep -qxF -- "${subject}" <<<"${had}"; then
       lost+=("${subject}")
     fi
-  done < <(subjects "${current[@]}")
+  done <<<"${current_subjects}"
   if ((${#lost[@]})); then
     printf '  %s\n' "${lost[@]}" >&2
-    kep::log::error_exit "${SERIES}/ has ${#lost[@]} patches that ${TREE} never had (above), for example from a git pull: writing the series would drop them. Apply them to the tree first ('make checkout' if it holds no work of its own, or git am), or drop them with KEP_PATCHES_FORCE=1 make patches."
+    kep::log::error_exit "${SERIES}/ has ${#lost[@]} patches that ${TREE} never had (above), for example from a git pull: writing the series would drop them. Apply them to the tree first ('make checkout' if it holds no work of its own, or git am), or drop them with KEP_FORCE=1 make patches."
   fi
 fi
 
@@ -56,6 +61,19 @@ mkdir -p "${PATCHES}"
 find "${PATCHES}" -maxdepth 1 -name '*.patch' -delete
 if compgen -G "${tmp}/*.patch" >/dev/null; then
   cp "${tmp}"/*.patch "${PATCHES}/"
+fi
+# The tree's commits become what the series makes of them, as 'make checkout'
+# would: the same changes and messages, by the maintainers. Commits by
+# anyone else are applied again from the series (the port's range-diff and
+# make verify compare commits, authors included).
+author="${SERIES_AUTHOR_NAME} <${SERIES_AUTHOR_EMAIL}>"
+if kep::tree::git log --format='%an <%ae>' "$(kep::tree::base_commit)..HEAD" | grep -qvxF -- "${author}"; then
+  branch=$(kep::tree::git symbolic-ref -q --short HEAD || true)
+  kep::util::lines files kep::tree::patch_files
+  kep::tree::git checkout -q --detach "$(kep::tree::base_commit)"
+  kep::tree::git am -q --committer-date-is-author-date "${files[@]}"
+  [[ -z "${branch}" ]] || kep::tree::git checkout -q -B "${branch}"
+  kep::log::status "${TREE}: its commits applied again from ${SERIES}/, by ${author}"
 fi
 kep::tree::git update-ref "${SYNCED_REF}" HEAD
 kep::log::status "exported $(kep::tree::patch_files | wc -l) patches to ${SERIES}/"

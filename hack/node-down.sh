@@ -5,6 +5,7 @@
 # before it started. Safe to run when nothing is running, and after a failed
 # start. Exits non-zero if anything is left.
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 # pids_in_namespace prints the processes of the cluster's PID namespace.

@@ -7,6 +7,7 @@
 #
 #   hack/node-restart-kubelet.sh [true|false]
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 gate=${1:-}

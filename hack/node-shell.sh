@@ -6,6 +6,7 @@
 #   hack/node-shell.sh
 #   hack/node-shell.sh ctr -n k8s.io containers list
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 (($#)) || set -- bash

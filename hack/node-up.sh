@@ -1,22 +1,39 @@
 #!/usr/bin/env bash
 # Builds and starts a real single-node cluster from the patched tree: etcd,
 # kube-apiserver, kube-controller-manager, kube-scheduler, containerd, runc,
-# the CNI bridge and the kubelet, with MutableContainerProbes on (set
-# KEP_NODE_APISERVER_GATE / KEP_NODE_KUBELET_GATE to false to turn it off on
-# one side, or KEP_NODE_BASE=1 to run the unpatched base release). It runs
-# in mount, network and PID namespaces of its own; the API server is
-# forwarded to https://127.0.0.1:${KEP_API_PORT:-6443} and
-# _output/node/state/kubeconfig points at it. hack/node-down.sh stops it.
+# the CNI bridge and the kubelet, with MutableContainerProbes on. It runs in
+# mount, network and PID namespaces of its own; the API server is forwarded
+# to https://127.0.0.1:${API_PORT:-6443} and _output/node/state/kubeconfig
+# points at it. hack/node-down.sh stops it.
 #
-#   KEP_NODE_SKIP_BUILD=1       use what _output/ already has
-#   KEP_NODE_APISERVER_ARGS     more kube-apiserver flags (an audit policy)
-#   KEP_NODE_APISERVER2_GATE    true or false: a second kube-apiserver on port
-#                               6444 with the gate so (make test-docs)
+# The options, which the targets that start a node use:
+#   --no-build                use what _output/ already has
+#   --kubelet-gate=false      MutableContainerProbes off on the kubelet
+#   --apiserver-gate=false    and on kube-apiserver
+#   --apiserver2-gate=BOOL    a second kube-apiserver, on port 6444, with the
+#                             gate so (make test-docs: a rollout half done)
+#   --apiserver-args=FLAGS    more kube-apiserver flags, split at spaces
+#   --base                    the unpatched base release (built from
+#                             _output/base), which has no such gate
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 CERTS="${NODE_STATE}/certs"
 CONF="${NODE_STATE}/conf"
+
+build=1 NODE_BASE=0 NODE_KUBELET_GATE=true NODE_APISERVER_GATE=true NODE_APISERVER2_GATE="" NODE_APISERVER_ARGS=()
+for arg in "$@"; do
+  case "${arg}" in
+    --no-build) build=0 ;;
+    --base) NODE_BASE=1 ;;
+    --kubelet-gate=true | --kubelet-gate=false) NODE_KUBELET_GATE=${arg#*=} ;;
+    --apiserver-gate=true | --apiserver-gate=false) NODE_APISERVER_GATE=${arg#*=} ;;
+    --apiserver2-gate=true | --apiserver2-gate=false) NODE_APISERVER2_GATE=${arg#*=} ;;
+    --apiserver-args=*) read -ra NODE_APISERVER_ARGS <<<"${arg#*=}" ;;
+    *) kep::log::error_exit "hack/node-up.sh: unknown option ${arg} (see the script's header)" ;;
+  esac
+done
 
 kep::node::require "starting the node"
 if pid=$(kep::node::init_pid); then
@@ -27,13 +44,18 @@ if [[ -f "${NODE_DIR}/host.before" ]]; then
   "${ROOT}/hack/node-down.sh"
 fi
 
-if [[ "${KEP_NODE_SKIP_BUILD:-0}" != 1 ]]; then
+if ((build)); then
   kep::tree::ensure_checkout
   kep::node::build
+  ((NODE_BASE == 0)) || kep::node::build_base_binaries
 fi
 
 write_configs() {
   mkdir -p "${CONF}/cni" "${NODE_STATE}/logs" "${NODE_STATIC_PODS}"
+  # The node's options, for its init and hack/node-restart-kubelet.sh.
+  {
+    declare -p NODE_BASE NODE_KUBELET_GATE NODE_APISERVER_GATE NODE_APISERVER2_GATE NODE_APISERVER_ARGS
+  } | sed -E 's/^declare -(-|([a-z]+)) /declare -g\2 /' >"${NODE_ENV}"
   kep::control_plane::write_kubeconfig "${CONF}/admin.kubeconfig" "https://${NODE_IP}:6443" "${CERTS}"
   kep::control_plane::write_kubeconfig "${NODE_KUBECONFIG}" "https://127.0.0.1:${NODE_API_PORT}" "${CERTS}"
 
@@ -84,9 +106,9 @@ EOF
 }
 EOF
 
-  local gates="featureGates: {MutableContainerProbes: ${KEP_NODE_KUBELET_GATE:-true}}"
+  local gates="featureGates: {MutableContainerProbes: ${NODE_KUBELET_GATE}}"
   # The base release does not know the feature gate.
-  [[ "${KEP_NODE_BASE:-0}" != 1 ]] || gates="# KEP_NODE_BASE=1: the base release, no feature gates"
+  ((NODE_BASE == 0)) || gates="# the base release: no feature gates"
   cat >"${CONF}/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration

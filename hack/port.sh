@@ -25,6 +25,7 @@
 #                         series applies with git am, is ported from the origin
 #                         as it is, and differs from it only as recorded
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 mode=${1:-port}
 
@@ -57,7 +58,7 @@ record() {
 # and this series' commits (P).
 origin_base=$(kep::tree::release_var "${PORT_FROM}" BASE_TAG)
 kep::tree::origin_commits "${scratch}" "${origin_dir}" refs/kep/port-new
-mapfile -t N < <(kep::tree::git rev-list --reverse "${origin_base}..refs/kep/port-new")
+kep::util::lines N kep::tree::git rev-list --reverse "${origin_base}..refs/kep/port-new"
 old=$(cat "${RELEASE}/ported-from" 2>/dev/null || true)
 case "${mode}" in
   record)
@@ -82,13 +83,14 @@ if [[ "${old}" == "${new}" ]]; then
   kep::log::status "${SERIES}/ is ported from ${origin_series}/ as it is; nothing to do"
   exit 0
 fi
-[[ -n "${old}" ]] && git -C "${ROOT}" cat-file -e "${old}^{tree}" 2>/dev/null ||
+if [[ -z "${old}" ]] || ! git -C "${ROOT}" cat-file -e "${old}^{tree}" 2>/dev/null; then
   kep::log::error_exit "releases/${BASE}/ported-from is missing or names a tree (${old:-none}) that is not in this clone's history. Fetch the full history (git fetch --unshallow); after a port by hand, 'BASE=${BASE} hack/port.sh record' records it."
+fi
 mkdir -p "${scratch}/old"
 git -C "${ROOT}" archive "${old}" | tar -x -C "${scratch}/old"
 kep::tree::origin_commits "${scratch}" "${scratch}/old" refs/kep/port-old
-mapfile -t O < <(kep::tree::git rev-list --reverse "${origin_base}..refs/kep/port-old")
-mapfile -t P < <(kep::tree::git rev-list --reverse "$(kep::tree::base_commit)..HEAD")
+kep::util::lines O kep::tree::git rev-list --reverse "${origin_base}..refs/kep/port-old"
+kep::util::lines P kep::tree::git rev-list --reverse "$(kep::tree::base_commit)..HEAD"
 if ((${#O[@]} != ${#P[@]} || ${#N[@]} != ${#P[@]})); then
   kep::log::error_exit "${origin_series}/ had ${#O[@]} patches when last ported, has ${#N[@]} now, and ${SERIES}/ has ${#P[@]}: a patch was added or removed. Port it by hand in ${TREE} (git am -3), run 'make patches BASE=${BASE}', then 'BASE=${BASE} hack/port.sh record'."
 fi
@@ -103,7 +105,8 @@ for k in "${!P[@]}"; do
     kep::log::error_exit "the change to ${origin_series}/ touches lines where the two bases differ, first in $(printf '%04d' $((k + 1))) \"$(kep::tree::git log -1 --format=%s "${N[k]}")\", in the files above; nothing was written. Port it by hand: in ${TREE}, edit that commit as the origin's was edited, run 'make patches BASE=${BASE}', then 'BASE=${BASE} hack/port.sh record'."
   fi
   # The origin's commit message and author, as git am gives them.
-  IFS=$'\t' read -r name email date < <(kep::tree::git log -1 --format=$'%an\t%ae\t%aI' "${N[k]}")
+  ident=$(kep::tree::git log -1 --format=$'%an\t%ae\t%aI' "${N[k]}")
+  IFS=$'\t' read -r name email date <<<"${ident}"
   parent=$(GIT_AUTHOR_NAME="${name}" GIT_AUTHOR_EMAIL="${email}" GIT_AUTHOR_DATE="${date}" GIT_COMMITTER_DATE="${date}" \
     kep::tree::git commit-tree "$(kep::tree::git write-tree)" -p "${parent}" -F <(kep::tree::git log -1 --format=%B "${N[k]}"))
 done

@@ -9,14 +9,15 @@
 # walkthrough of what the API server accepts and rejects (Pods stay Pending).
 #
 #   KEP_RUN_MODE=control-plane   the control-plane-only mode
-#   KEP_API_PORT=6443            the API server's port on 127.0.0.1
+#   API_PORT=6443                the API server's port on 127.0.0.1
 #   KEP_RUN_EXIT=1               stop after the walkthrough instead of waiting
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 RUN_DIR="${OUTPUT}/run"
-PORT="${KEP_API_PORT:-6443}"
-ETCD_PORT="${KEP_RUN_ETCD_PORT:-23790}"
+PORT="${API_PORT:-6443}"
+ETCD_PORT=23790
 PIDFILE="${OUTPUT}/run.pid"
 
 already_running() {
@@ -28,16 +29,11 @@ already_running() {
 control_plane=""
 control_plane_running() { kill -0 "${control_plane}" 2>/dev/null; }
 
-require() {
-  command -v "$1" >/dev/null || kep::log::error_exit "'$1' is needed by make run. Install it (on Debian: apt-get install -y $2) and run 'make run' again."
-}
-
 run_control_plane() {
   if already_running; then
     kep::log::error_exit "make run is already running (pid $(cat "${PIDFILE}")). Use it with 'export KUBECONFIG=${RUN_DIR}/kubeconfig', or stop it with Ctrl-C in its terminal."
   fi
-  require openssl openssl
-  require curl curl
+  kep::deps::ensure openssl curl
   kep::tree::ensure_checkout
   WHAT="cmd/kube-apiserver cmd/kubectl" "${ROOT}/hack/build.sh"
   kep::golang::build_etcd
@@ -78,7 +74,6 @@ run_node() {
   if pid=$(kep::node::init_pid); then
     kep::log::error_exit "a node is already running (init pid ${pid}). Use it with 'export KUBECONFIG=${NODE_KUBECONFIG}', or stop it with Ctrl-C in its terminal or hack/node-down.sh."
   fi
-  require openssl openssl
   "${ROOT}/hack/node-up.sh"
   trap '"${ROOT}/hack/node-down.sh"' EXIT
   trap 'echo; kep::log::status "stopping"; exit 0' INT TERM

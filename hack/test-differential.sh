@@ -7,10 +7,13 @@
 #
 #   KEP_DIFF_SEED=7 KEP_DIFF_PAIRS=50000 hack/test-differential.sh
 #
-# KEP_DIFF_MUTANT="<file in the tree>=<absolute path> ..." replaces files of the
-# patched tree for the run (go -overlay), to check that the comparison catches
-# a broken change.
+# Arguments "<file in the tree>=<absolute path>" replace files of the patched
+# tree for the run (go -overlay), to check that the comparison catches a
+# broken change:
+#
+#   hack/test-differential.sh pkg/apis/core/validation/validation.go=/tmp/broken.go
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 kep::sidebyside::run differential
@@ -27,14 +30,15 @@ for tree in patched base; do
     "${VALIDATION_PKG}/zz_kep_fuzz_test.go=validation_fuzz_test.go"
     "${VALIDATION_PKG}/zz_kep_bench_test.go=validation_bench_test.go")
   kep::sidebyside::write_overlay "${work}/${tree}.overlay.json" "${root}" "${overlay[@]}"
-  if [[ ${tree} == patched && -n "${KEP_DIFF_MUTANT:-}" ]]; then
-    for mutant in ${KEP_DIFF_MUTANT}; do
+  if [[ ${tree} == patched ]]; then
+    for mutant in "$@"; do
+      [[ "${mutant}" == ?*=/?* ]] || kep::log::error_exit "hack/test-differential.sh: '${mutant}' is not <file in the tree>=<absolute path>"
       kep::log::status "differential: patched tree with ${mutant%%=*} replaced by ${mutant#*=}"
       sed -i "s#^}}\$#,\n  \"${root}/${mutant%%=*}\": \"${mutant#*=}\"\n}}#" "${work}/${tree}.overlay.json"
     done
   fi
   kep::log::status "differential: building the ${VALIDATION_PKG} tests in the ${tree} tree"
-  (cd "${root}" && go test -c ${TRIMPATH} -o "${work}/${tree}.test" -overlay "${work}/${tree}.overlay.json" "./${VALIDATION_PKG}")
+  (cd "${root}" && go test -c "${TRIMPATH}" -o "${work}/${tree}.test" -overlay "${work}/${tree}.overlay.json" "./${VALIDATION_PKG}")
   kep::log::status "differential: ${pairs} pairs (KEP_DIFF_SEED=${seed}) in the ${tree} tree"
   start=${SECONDS}
   (cd "${root}/${VALIDATION_PKG}" &&
@@ -45,7 +49,7 @@ done
 
 # make bench's prober benchmarks compile in the patched tree, too.
 kep::sidebyside::write_overlay "${work}/prober.overlay.json" "${KUBE_ROOT}" "pkg/kubelet/prober/zz_kep_bench_test.go=prober_bench_test.go"
-(cd "${KUBE_ROOT}" && go test -c ${TRIMPATH} -o /dev/null -overlay "${work}/prober.overlay.json" ./pkg/kubelet/prober)
+(cd "${KUBE_ROOT}" && go test -c "${TRIMPATH}" -o /dev/null -overlay "${work}/prober.overlay.json" ./pkg/kubelet/prober)
 
 # Built, not go run: go run turns every failing exit status into 1, and 1
 # means "differences" while 2 means "cannot compare".

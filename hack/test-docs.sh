@@ -15,19 +15,16 @@
 # The guide's setup scripts (HTML comments) run there too, with
 # NODE_STATIC_PODS set to the kubelet's static Pod directory.
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 kep::node::require "make test-docs"
-# The guide reads the audit log with jq.
-if ! command -v jq >/dev/null; then
-  kep::log::status "installing jq"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq jq >/dev/null
-fi
+# The guide reads the audit log with jq, and calls the API with curl.
+kep::deps::ensure jq curl
 
-# KEP_DOCS_GUIDE runs another copy of the guide, for example one with a
-# command or an output changed, to see the test fail.
-GUIDE=$(realpath "${KEP_DOCS_GUIDE:-${ROOT}/docs/changing-probes.md}")
+# WHAT runs another copy of the guide, for example one with a command or an
+# output changed, to see the test fail.
+GUIDE=$(realpath "${WHAT:-${ROOT}/docs/changing-probes.md}")
 DOCS_DIR="${OUTPUT}/docs"
 POSTGRES_IMAGE=docker.io/library/postgres:17
 
@@ -50,9 +47,8 @@ rm -rf "${DOCS_DIR}"
 mkdir -p "${DOCS_DIR}"
 "${NODE_BIN}/doc-test" -extract audit-policy.yaml "${GUIDE}" >"${DOCS_DIR}/audit-policy.yaml"
 
-KEP_NODE_SKIP_BUILD=1 KEP_NODE_APISERVER2_GATE=false \
-  KEP_NODE_APISERVER_ARGS="--audit-policy-file ${DOCS_DIR}/audit-policy.yaml --audit-log-path /var/log/kubernetes/audit.log" \
-  "${ROOT}/hack/node-up.sh"
+"${ROOT}/hack/node-up.sh" --no-build --apiserver2-gate=false \
+  --apiserver-args="--audit-policy-file ${DOCS_DIR}/audit-policy.yaml --audit-log-path /var/log/kubernetes/audit.log"
 trap '"${ROOT}/hack/node-down.sh"' EXIT
 
 # The guide's commands get a kubeconfig of their own: the guide sets its

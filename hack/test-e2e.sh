@@ -3,6 +3,7 @@
 # patched kube-apiserver built here, gate on and then off, and changes probes
 # with the patched kubectl, as a user would.
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 kep::golang::test_flags 30m
 

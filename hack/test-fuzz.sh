@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make test-fuzz: native Go fuzzing of ValidatePodUpdate with
-# AllowMutableContainerProbes on and off, in the patched tree, for KEP_FUZZTIME
-# (default 10m). The target (test/sidebyside/testdata/validation_fuzz_test.go)
+# AllowMutableContainerProbes on and off, in the patched tree, for 10
+# minutes (KUBE_TEST_ARGS=-fuzztime=1m for another time). The target (test/sidebyside/testdata/validation_fuzz_test.go)
 # fails on a panic or when validation changes its arguments.
 #
 # The regression inputs are the project's: test/sidebyside/testdata/fuzz/
@@ -11,12 +11,13 @@
 # project, to be committed, and leaves the tree as it was. The corpus that
 # guides fuzzing is go test's, in $(go env GOCACHE)/fuzz.
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 kep::tree::ensure_checkout
 
 target=FuzzKEPValidatePodUpdate
-fuzztime=${KEP_FUZZTIME:-10m}
+read -ra test_args <<<"${KUBE_TEST_ARGS:-}"
 work="${OUTPUT}/fuzz"
 corpus="${SIDEBYSIDE}/fuzz/${target}"
 pkgdir="${KUBE_ROOT}/${VALIDATION_PKG}"
@@ -42,8 +43,8 @@ kep::sidebyside::write_overlay "${work}/overlay.json" "${KUBE_ROOT}" \
   "${VALIDATION_PKG}/zz_kep_fuzz_test.go=validation_fuzz_test.go"
 
 cd "${KUBE_ROOT}"
-kep::log::status "fuzz: ${target} for ${fuzztime} in ${VALIDATION_PKG} (patched tree)"
+kep::log::status "fuzz: ${target} in ${VALIDATION_PKG} (patched tree) ${test_args[*]:-for 10m}"
 start=${SECONDS}
 KEP_FUZZ_CORPUS="${corpus}" go test -overlay "${work}/overlay.json" -run "^${target}\$" -fuzz "^${target}\$" \
-  -fuzztime "${fuzztime}" "./${VALIDATION_PKG}"
-kep::log::status "fuzz: clean after $((SECONDS - start))s (KEP_FUZZTIME=${fuzztime})"
+  -fuzztime 10m "${test_args[@]}" "./${VALIDATION_PKG}"
+kep::log::status "fuzz: clean after $((SECONDS - start))s"

@@ -1,25 +1,26 @@
 #!/usr/bin/env bash
 # Runs upstream-style integration tests (a real kube-apiserver and etcd, from
-# upstream's test/integration framework) of every integration package the
-# series touches, or of WHAT.
+# upstream's test/integration framework) of every integration package that
+# _output/kubernetes changes on its base, or of WHAT.
 #
 #   WHAT=./test/integration/pods KUBE_TEST_ARGS="-run TestPodProbeUpdates" hack/test-integration.sh
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 kep::golang::test_flags 60m
 
 kep::tree::ensure_checkout
-kep::golang::build_etcd
 
 if [[ -n "${WHAT:-}" ]]; then
-  read -ra pkgs <<<"${WHAT}"
+  read -ra INTEGRATION <<<"${WHAT}"
 else
-  mapfile -t pkgs < <(kep::tree::touched_packages | grep -E "${INTEGRATION_PACKAGES}" || true)
+  touched=$(kep::tree::touched_packages)
+  # shellcheck disable=SC2086 # one package a line, no spaces
+  kep::golang::split_packages ${touched}
+  ((${#INTEGRATION[@]})) ||
+    kep::log::error_exit "${TREE} changes no integration package (test/integration/...) on ${BASE_TAG}, and the series has integration tests: has ${SERIES}/ been applied? ('make checkout'). WHAT=./test/integration/... runs others."
 fi
-if ((${#pkgs[@]} == 0)); then
-  kep::log::status "the series touches no integration package"
-  exit 0
-fi
-kep::log::status "integration tests: ${pkgs[*]}"
+kep::golang::build_etcd
+kep::log::status "integration tests: ${INTEGRATION[*]}"
 cd "${KUBE_ROOT}"
-kep::golang::test_integration "${GO_TEST_FLAGS[@]}" "${pkgs[@]}"
+kep::golang::test_integration "${GO_TEST_FLAGS[@]}" "${INTEGRATION[@]}"

@@ -12,20 +12,28 @@
 #     another;
 #   - gate off on the kubelet, on in the API server: the project's test of
 #     the version skew (test/node), which needs a node set up so.
+# KUBE_TEST_ARGS go to the go test of test/node (-run TestX, say).
 #
-#   KEP_NODE_MEASURE=1          run the measurements of docs/performance.md
-#                               (make measure-node) instead, gate on only
-#   KEP_NODE_RUN=TestMeasure    the test/node tests to run
+#   hack/test-node.sh           make test-node
+#   hack/test-node.sh measure   make measure-node: the measurements of
+#                               docs/performance.md instead, gate on only
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 kep::node::require "make test-node"
 
-measure=${KEP_NODE_MEASURE:-0}
+measure=0
+case "${1:-}" in
+  "") ;;
+  measure) measure=1 ;;
+  *) kep::log::error_exit "usage: hack/test-node.sh [measure]" ;;
+esac
+read -ra test_args <<<"${KUBE_TEST_ARGS:-}"
 kep::tree::ensure_checkout
 kep::node::build
-(cd "${ROOT}" && go test -c -tags node -o "${NODE_BIN}/node.test" ./test/node)
-if [[ "${measure}" != 1 ]]; then
+(cd "${ROOT}" && go test -c -tags node -o /dev/null ./test/node)
+if ((measure == 0)); then
   kep::e2e::build
   kep::e2e::build_node
   kep::e2e::build_images busybox
@@ -34,13 +42,15 @@ fi
 REPORT="${NODE_DIR}/test-node.log"
 : >"${REPORT}"
 
-# project_tests GATE RUN runs the test/node tests that match RUN on the
-# running node, whose kubelet has the gate set to GATE.
+# project_tests GATE runs the test/node tests on the running node, whose
+# kubelet has the gate set to GATE: the measurements, or all the others.
 project_tests() {
+  local run=. timeout=20m
+  ((measure == 0)) || run='^TestMeasure' timeout=60m
   (
-    cd "${ROOT}/test/node"
-    KEP_NODE_KUBECONFIG="${NODE_KUBECONFIG}" KEP_NODE_KUBELET_GATE=$1 \
-      "${NODE_BIN}/node.test" -test.v -test.timeout 20m -test.run "$2"
+    cd "${ROOT}"
+    KEP_NODE_KUBECONFIG="${NODE_KUBECONFIG}" KEP_NODE_KUBELET_GATE=$1 KEP_NODE_MEASURE=${measure} \
+      go test -tags node -count=1 -v -timeout "${timeout}" -run "${run}" "${test_args[@]}" ./test/node
   ) 2>&1 | tee -a "${REPORT}"
 }
 
@@ -49,9 +59,9 @@ project_tests() {
 suite() {
   local gate=$1 rc=0
   kep::log::status "node tests with MutableContainerProbes=${gate} on the kubelet"
-  KEP_NODE_KUBELET_GATE=${gate} KEP_NODE_SKIP_BUILD=1 "${ROOT}/hack/node-up.sh" || return 1
-  if [[ "${measure}" == 1 ]]; then
-    project_tests "${gate}" "${KEP_NODE_RUN:-^TestMeasure}" || rc=$?
+  "${ROOT}/hack/node-up.sh" --no-build --kubelet-gate="${gate}" || return 1
+  if ((measure)); then
+    project_tests "${gate}" || rc=$?
   elif [[ "${gate}" == true ]]; then
     kep::e2e::run feature "${E2E_FEATURE_FOCUS}" "${E2E_LABELS_GATE_ON}" || {
       rc=$?
@@ -61,9 +71,9 @@ suite() {
       rc=$?
       grep -E '^\s*\[FAIL\]|^Ran [0-9]+ of' "${E2E_DIR}/feature-node.log" >&2 || true
     }
-    project_tests "${gate}" "${KEP_NODE_RUN:-.}" || rc=$?
+    project_tests "${gate}" || rc=$?
   else
-    project_tests "${gate}" "${KEP_NODE_RUN:-.}" || rc=$?
+    project_tests "${gate}" || rc=$?
   fi
   "${ROOT}/hack/node-down.sh" || rc=1
   return "${rc}"
@@ -71,13 +81,13 @@ suite() {
 
 rc=0
 suite true || rc=1
-if [[ "${measure}" != 1 ]]; then
+if ((measure == 0)); then
   suite false || rc=1
   (cd "${ROOT}" && go run ./cmd/e2e-table -dir "${E2E_DIR}" feature) >>"${REPORT}" || true
   grep -E '^Ran [0-9]+ of' "${E2E_DIR}/feature.log" >&2 || true
 fi
 
-if [[ "${measure}" == 1 ]]; then
+if ((measure)); then
   kep::log::status "latencies measured by the tests:"
   grep -o 'measure: .*' "${REPORT}" | sed 's/^measure: /  /' >&2 || true
 fi

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Checks that the series bisects: applies the patches one at a time to the
-# base, in a scratch worktree of _output/kubernetes, and after each one runs
-# go vet and go test on the packages that patch touches, integration packages
-# included (with the etcd that make test-integration builds).
+# Checks that the series bisects: checks out the commits of
+# _output/kubernetes after its base one at a time, exported or not, in a
+# scratch worktree, and at each runs go vet and go test on the packages the
+# commit changes, integration packages included (with the etcd that make
+# test-integration builds).
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # The flags and environment of make test's unit and integration runs, so
 # that a package whose inputs are those of HEAD gets make test's result from
@@ -18,25 +20,35 @@ kep::golang::build_etcd
 scratch="${OUTPUT}/series"
 trap 'kep::tree::remove_worktree "${scratch}"' EXIT
 kep::tree::new_worktree "${scratch}" "$(kep::tree::base_commit)"
-git -C "${scratch}" config am.threeWay false
 
-mapfile -t patches < <(kep::tree::patch_files)
-for patch in "${patches[@]}"; do
-  name=$(basename "${patch}")
+commits=()
+kep::util::lines commits kep::tree::git rev-list --reverse "$(kep::tree::base_commit)..HEAD"
+((${#commits[@]})) || kep::log::error_exit "${TREE} has no commits on ${BASE_TAG}: nothing to bisect. 'make checkout' applies ${SERIES}/."
+[[ -z "$(kep::tree::git status --porcelain --untracked-files=no)" ]] ||
+  kep::log::status "series: the commits of ${TREE}; its uncommitted changes are in none of them"
+n=0
+for commit in "${commits[@]}"; do
+  n=$((n + 1))
+  name="$(printf '%04d' "${n}") \"$(kep::tree::git log -1 --format=%s "${commit}")\""
   kep::log::status "series: ${name} ($((SECONDS / 60)) min so far)"
-  git -C "${scratch}" am -q --committer-date-is-author-date "${patch}" ||
-    kep::log::error_exit "${name} does not apply on top of the patches before it. Rebase the series in ${TREE} and run 'make patches'."
-  mapfile -t pkgs < <(cd "${ROOT}" && go run ./cmd/series packages "${scratch}" "${patch}")
-  ((${#pkgs[@]})) || continue
+  git -C "${scratch}" checkout -q --detach "${commit}"
+  # What the commit changes, as make test derives it from the tree.
+  files=$(kep::tree::changed_files "${scratch}" "${commit}~1")
+  pkgs=$(kep::tree::packages_of "${scratch}" <<<"${files}")
+  if [[ -z "${pkgs}" ]]; then
+    kep::log::status "series: ${name} changes no Go package"
+    continue
+  fi
+  # shellcheck disable=SC2086 # one package a line, no spaces
+  kep::golang::split_packages ${pkgs}
   # go vet has checked the packages and their tests; go test would run a
-  # subset of its checks again.
-  # go vet builds the node e2e suite; its specs need a node (make test-node).
-  mapfile -t unit < <(printf '%s\n' "${pkgs[@]}" | grep -Ev "${INTEGRATION_PACKAGES}|${NODE_E2E_PACKAGES}" || true)
-  mapfile -t integration < <(printf '%s\n' "${pkgs[@]}" | grep -E "${INTEGRATION_PACKAGES}" || true)
-  if ! (cd "${scratch}" && go vet ${TRIMPATH} "${pkgs[@]}" &&
-    { ((${#unit[@]} == 0)) || go test ${TRIMPATH} -vet=off "${GO_TEST_FLAGS[@]}" "${unit[@]}"; } &&
-    { ((${#integration[@]} == 0)) || kep::golang::test_integration -vet=off "${integration_flags[@]}" "${integration[@]}"; }); then
-    kep::log::error_exit "${name}: its packages do not pass on their own. Fix the patch in ${TREE} so that each commit builds and passes, then run 'make patches'."
+  # subset of its checks again. go vet builds the node e2e suite; its specs
+  # need a node (make test-node).
+  # shellcheck disable=SC2086
+  if ! (cd "${scratch}" && go vet "${TRIMPATH}" ${pkgs} &&
+    { ((${#UNIT_PACKAGES[@]} == 0)) || go test "${TRIMPATH}" -vet=off "${GO_TEST_FLAGS[@]}" "${UNIT_PACKAGES[@]}"; } &&
+    { ((${#INTEGRATION[@]} == 0)) || kep::golang::test_integration -vet=off "${integration_flags[@]}" "${INTEGRATION[@]}"; }); then
+    kep::log::error_exit "${name}: its packages do not pass on their own. Fix that commit in ${TREE} so that each commit builds and passes, then run 'make patches'."
   fi
 done
-kep::log::status "series: every patch builds and passes the tests of the packages it touches"
+kep::log::status "series: every patch builds and passes the tests of the packages it changes"

@@ -12,41 +12,41 @@
 # on Linux, as make test-node does. See hack/lib/e2e.sh for how the e2e
 # binary and the images are built.
 #
-#   KEP_E2E_CONFIGS="on off base"  the configurations to run, in order
-#   KEP_E2E_FOCUS=regexp           the specs to run (default: E2E_FOCUS)
-#   KEP_E2E_PROCS=6                Ginkgo processes running specs in parallel
+#   WHAT="on off base"   the configurations to run, in order
+#   FOCUS=regexp         the specs to run (default: E2E_FOCUS)
+#   PARALLELISM=6        Ginkgo processes running specs in parallel
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 kep::node::require "make test-upstream-e2e"
 
-read -ra configs <<<"${KEP_E2E_CONFIGS:-on off base}"
+read -ra configs <<<"${WHAT:-on off base}"
 for config in "${configs[@]}"; do
   [[ "${config}" =~ ^(on|off|base)$ ]] || kep::log::error_exit "unknown configuration ${config}; use on, off or base"
 done
 
 kep::tree::ensure_checkout
+kep::node::build
 if [[ " ${configs[*]} " == *" base "* ]]; then
-  KEP_NODE_BASE=1 kep::node::build
-else
-  kep::node::build
+  kep::node::build_base_binaries
 fi
 kep::e2e::build
 kep::e2e::build_images busybox agnhost pause
 
 for config in "${configs[@]}"; do
-  env=(KEP_NODE_SKIP_BUILD=1)
+  options=(--no-build)
   labels=${E2E_LABELS_GATE_OFF}
   case "${config}" in
     on) labels=${E2E_LABELS_GATE_ON} ;;
-    off) env+=(KEP_NODE_APISERVER_GATE=false KEP_NODE_KUBELET_GATE=false) ;;
-    base) env+=(KEP_NODE_BASE=1) ;;
+    off) options+=(--apiserver-gate=false --kubelet-gate=false) ;;
+    base) options+=(--base) ;;
   esac
   kep::log::status "upstream e2e: configuration ${config}"
   rm -f "${E2E_DIR}/${config}.json"
-  if env "${env[@]}" "${ROOT}/hack/node-up.sh"; then
+  if "${ROOT}/hack/node-up.sh" "${options[@]}"; then
     # A failed spec shows in the table; the table decides.
-    kep::e2e::run "${config}" "${KEP_E2E_FOCUS:-${E2E_FOCUS}}" "${labels}" || true
+    kep::e2e::run "${config}" "${FOCUS:-${E2E_FOCUS}}" "${labels}" || true
     "${ROOT}/hack/node-down.sh"
   fi
 done

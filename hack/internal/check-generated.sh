@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Checks that upstream's generators leave _output/kubernetes at HEAD
-# unchanged, in a scratch worktree, the way upstream's hack/verify-*.sh do:
+# Checks that upstream's generators leave the tree of BASE at HEAD
+# unchanged, in a scratch worktree, the way upstream's hack/verify-*.sh do
+# (hack/verify-generated.sh runs it for each base):
 #
 #   codegen        hack/update-codegen.sh swagger openapi applyconfigs, what
 #                  'hack/verify-codegen.sh swagger openapi applyconfigs' checks
-#   protobuf       every generated.proto and generated.pb.go (needs protoc;
-#                  KEP_VERIFY_PROTOBUF=0 skips it)
+#   protobuf       every generated.proto and generated.pb.go (with Debian's
+#                  protoc)
 #   openapi-spec   hack/update-openapi-spec.sh, what hack/verify-openapi-spec.sh
 #                  checks: builds kube-apiserver (as make build does, see
 #                  hack/lib/generated.sh) and serves api/openapi-spec and
-#                  api/discovery from it (KEP_VERIFY_OPENAPI_SPEC=0 skips it)
+#                  api/discovery from it
+#
+#   hack/internal/check-generated.sh [STEP...]   (default: all three)
 #
 # On a base with stand-in modules, codegen and protobuf also run on the base
 # commit, and what they change there is not the series' (see kep::generated::regenerate in
@@ -21,8 +24,11 @@
 # are in a tree rebuilt from module zips. 'hack/update-generated.sh' fixes
 # what this reports.
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
 
+steps=()
+kep::util::lines steps kep::generated::steps "$@"
 kep::generated::require
 
 scratch=$(mktemp -d "${OUTPUT}/verify-generated.XXXXXX")
@@ -34,8 +40,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-what=etcd
-[[ "${KEP_VERIFY_OPENAPI_SPEC:-1}" != 0 ]] || what=""
+what=""
+[[ " ${steps[*]} " != *" openapi-spec "* ]] || what=etcd
 kep::tree::new_worktree "${tree}" HEAD
 kep::generated::place_standins "${tree}" "${what}"
 base_tree=$(kep::generated::base_tree "${scratch}/base")
@@ -70,16 +76,16 @@ verify_step() {
   kep::generated::reset "${tree}"
 }
 
-verify_step --base codegen bash hack/update-codegen.sh "${UPSTREAM_CODEGENS[@]}"
-if [[ "${KEP_VERIFY_PROTOBUF:-1}" != 0 ]]; then
-  verify_step --base protobuf kep::generated::protobuf .
-fi
-if [[ -n "${what}" ]]; then
-  # api/discovery records the API server's address, so the port must be upstream's.
-  verify_step openapi-spec env -u API_PORT bash hack/update-openapi-spec.sh
-fi
+for step in "${steps[@]}"; do
+  case "${step}" in
+    codegen) verify_step --base codegen bash hack/update-codegen.sh "${UPSTREAM_CODEGENS[@]}" ;;
+    protobuf) verify_step --base protobuf kep::generated::protobuf . ;;
+    # api/discovery records the API server's address, so the port must be upstream's.
+    openapi-spec) verify_step openapi-spec env -u API_PORT bash hack/update-openapi-spec.sh ;;
+  esac
+done
 
 if ((${#failed[@]})); then
-  kep::log::error_exit "generated files are out of date or could not be generated: ${failed[*]}. Run 'make update-generated BASE=${BASE}', commit the result in ${TREE} with the patch it belongs to, and run 'make patches'."
+  kep::log::error_exit "generated files are out of date or could not be generated: ${failed[*]}. Run 'make update-generated BASE=${BASE}' (WHAT='${failed[*]}' for those only), commit the result in ${TREE} with the patch it belongs to, and run 'make patches'."
 fi
 kep::log::status "verify-generated: generated files are up to date"

@@ -10,6 +10,7 @@
 # runs until SIGTERM or SIGINT, when it stops the API server and then etcd.
 # It exits 1 when either exits on its own.
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
 
 (($# == 4)) || kep::log::error_exit "usage: $0 DIR API_PORT ETCD_PORT GATE"

@@ -5,12 +5,14 @@
 # descends from it. Killing it ends them all, and with them the namespaces'
 # mounts and network devices: that is how hack/node-down.sh tears down.
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
 
 LOGS="${NODE_STATE}/logs"
 CERTS="${NODE_STATE}/certs"
 CONF="${NODE_STATE}/conf"
 export PATH="${NODE_BIN}:${PATH}"
+kep::node::load_options
 
 # The kubelet and containerd write to fixed paths under /run, /var/lib and
 # /var/log (the kubelet hard-codes /var/log/containers). Give them the
@@ -45,7 +47,7 @@ start_node_component() {
 kube_apiserver() {
   local name=$1 port=$2 gate=$3
   shift 3
-  [[ "${KEP_NODE_BASE:-0}" != 1 ]] || gate=""
+  ((NODE_BASE == 0)) || gate=""
   kep::control_plane::apiserver_flags "${CERTS}" 2379 "${port}" "${gate}"
   start_node_component "${name}" "${NODE_KUBE_BIN}/kube-apiserver" "${APISERVER_FLAGS[@]}" \
     --advertise-address "${NODE_IP}" --kubelet-preferred-address-types InternalIP "$@"
@@ -55,12 +57,12 @@ kep::control_plane::etcd_flags node "${NODE_STATE}/etcd" 2379 2380
 start_node_component etcd "${OUTPUT}/bin/etcd" "${ETCD_FLAGS[@]}"
 
 # More flags for the API server, for example an audit policy (make test-docs).
-read -ra apiserver_args <<<"${KEP_NODE_APISERVER_ARGS:-}"
-kube_apiserver kube-apiserver 6443 "${KEP_NODE_APISERVER_GATE:-true}" "${apiserver_args[@]}"
+# shellcheck disable=SC2153 # kep::node::load_options sets it
+kube_apiserver kube-apiserver 6443 "${NODE_APISERVER_GATE}" "${NODE_APISERVER_ARGS[@]}"
 # A second API server on the same etcd, as in a cluster that is rolling the
 # gate out: one API server has it, the other not yet.
-if [[ -n "${KEP_NODE_APISERVER2_GATE:-}" ]]; then
-  kube_apiserver kube-apiserver-2 6444 "${KEP_NODE_APISERVER2_GATE}"
+if [[ -n "${NODE_APISERVER2_GATE}" ]]; then
+  kube_apiserver kube-apiserver-2 6444 "${NODE_APISERVER2_GATE}"
 fi
 
 start_node_component kube-controller-manager "${NODE_KUBE_BIN}/kube-controller-manager" \

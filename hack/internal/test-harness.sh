@@ -1,40 +1,58 @@
 #!/usr/bin/env bash
-# Tests the apply/export loop of the harness on a scratch copy of
-# _output/kubernetes and of patches/, so that nothing real is touched:
-# - make checkout leaves a tree that matches patches/ alone;
+# shellcheck disable=SC2016 # the checks are strings that eval expands when it runs them
+# The harness's self-test, part of make test. It works on scratch copies of
+# _output/kubernetes and of releases/, so that nothing real is touched:
+# - make checkout leaves a tree that matches the series alone;
 # - it refuses, and keeps the work, when the tree has an uncommitted edit,
 #   an unexported commit, or a reworded commit;
-# - make patches is stable, and removes the files of dropped commits;
-# - after patches/ changes (a git pull), make checkout applies it;
+# - make patches is stable, writes the maintainers as every patch's author,
+#   and removes the files of dropped commits;
+# - after the series changes (a git pull), make checkout applies it;
 # - the other targets use the tree as it is, edits and unexported commits
 #   included (the quick loop);
+# - what the targets test comes from the tree: a package that only an
+#   unexported commit changes is tested, and a tree that changes nothing,
+#   or whose changes cannot be listed, is an error, not a pass;
 # - make patches refuses to drop patches the tree never had, and to write
 #   an empty series;
 # - a patch that does not apply leaves the git am session, which every
-#   target reports, and no path loses patches/;
+#   target reports, and no path loses the series;
 # - make port carries a change of the 1.37 series into the 1.38 series, and
 #   stops, writing nothing, where the bases differ;
-# - make clean refuses while any base's tree holds work not exported.
+# - make clean refuses while any base's tree holds an uncommitted edit, an
+#   unexported commit, a stash, a side branch or a git am session, and
+#   KEP_FORCE=1 overrides it;
+# - on a host with only cgroup v2, the node check and make run refuse at
+#   the start, with one line that says so.
 set -euo pipefail
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
 
 [[ -d "${KUBE_ROOT}/.git" ]] || kep::log::error_exit "${KUBE_ROOT} does not exist. Run 'make checkout' first."
 kep::tree::base_commit >/dev/null || kep::log::error_exit "${KUBE_ROOT} has no ${BASE_TAG} tag. Run 'make checkout' first."
+mkdir -p "${OUTPUT}"
 work=$(mktemp -d "${OUTPUT}/harness.XXXXXX")
 trap 'rm -rf "${work}"' EXIT
-git clone -q --shared --no-checkout "${KUBE_ROOT}" "${work}/kubernetes"
-git -C "${work}/kubernetes" fetch -q --tags origin
-mkdir -p "${work}/kubernetes/.git/info"
-cp "${KUBE_ROOT}/.git/info/attributes" "${work}/kubernetes/.git/info/attributes"
-cp -R "${PATCHES}" "${work}/patches"
-# The scratch tree is the base plus the series as committed, whatever
-# _output/kubernetes holds: work in progress there changes none of these checks.
-git -C "${work}/kubernetes" checkout -q -B master "${BASE_TAG}"
-git -C "${work}/kubernetes" am -q --committer-date-is-author-date "${work}/patches"/*.patch
-git -C "${work}/kubernetes" update-ref "${SYNCED_REF}" HEAD
-series_head=$(git -C "${work}/kubernetes" log -1 --format=%s)
-export KEP_KUBE_ROOT="${work}/kubernetes" KEP_PATCHES="${work}/patches"
+
+# scratch_tree DIR makes DIR a clone of _output/kubernetes at the base plus
+# the series as committed, whatever _output/kubernetes holds: work in
+# progress there changes none of these checks.
+scratch_tree() {
+  git clone -q --shared --no-checkout "${KUBE_ROOT}" "$1"
+  git -C "$1" fetch -q --tags origin
+  mkdir -p "$1/.git/info"
+  cp "${KUBE_ROOT}/.git/info/attributes" "$1/.git/info/attributes"
+  git -C "$1" checkout -q -B master "${BASE_TAG}"
+  git -C "$1" am -q --committer-date-is-author-date "${PATCHES}"/*.patch
+  git -C "$1" update-ref "${SYNCED_REF}" HEAD
+}
+mkdir -p "${work}/project"
+cp -R "${RELEASES}" "${work}/project/releases"
+scratch_tree "${work}/kubernetes"
+export KEP_RELEASES="${work}/project/releases" KEP_KUBE_ROOT="${work}/kubernetes"
 s=${KEP_KUBE_ROOT}
+series="${KEP_RELEASES}/${BASE}/patches"
+series_head=$(git -C "${s}" log -1 --format=%s)
 
 failures=0
 check() {
@@ -44,15 +62,27 @@ check() {
     printf 'ok   %s\n' "${what}"
   else
     printf 'FAIL %s\n' "${what}"
+    [[ ! -s "${work}/out" ]] || sed 's/^/     | /' "${work}/out"
     failures=$((failures + 1))
   fi
 }
 checkout() { "${ROOT}/hack/checkout.sh" >"${work}/out" 2>&1; }
 export_patches() { "${ROOT}/hack/export-patches.sh" >"${work}/out" 2>&1; }
-refuses() { ! checkout && grep -q "refusing to overwrite" "${work}/out"; }
+refuses() { ! checkout && said "refusing to overwrite"; }
 head_is() { [[ "$(git -C "${s}" log -1 --format=%s)" == "$1" ]]; }
+said() { grep -q -- "$1" "${work}/out"; }
+count_patches() { find "${series}" -name '*.patch' | wc -l; }
+series_files() { find "${series}" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' | LC_ALL=C sort; }
+# in_harness CMD... runs CMD with the harness's helpers, on the scratch tree.
+in_harness() {
+  (
+    # shellcheck source=hack/lib/init.sh
+    source "${ROOT}/hack/lib/init.sh"
+    "$@"
+  ) >"${work}/out" 2>&1
+}
 
-check "checkout of a tree that matches patches/ succeeds" checkout
+check "checkout of a tree that matches the series succeeds" checkout
 check "and keeps HEAD" head_is "${series_head}"
 
 echo "// local edit" >>"${s}/pkg/features/kube_features.go"
@@ -70,74 +100,113 @@ check "checkout refuses a tree with a reworded commit" refuses
 check "and keeps the commit" head_is "KEP-6318: reworded"
 git -C "${s}" reset -q --hard "${SYNCED_REF}"
 
-cp -R "${KEP_PATCHES}" "${work}/before"
+cp -R "${series}" "${work}/before"
 check "export of an unchanged series succeeds" export_patches
-check "and is byte-identical" diff -r "${work}/before" "${KEP_PATCHES}"
+check "and is byte-identical" diff -r "${work}/before" "${series}"
+
+git -C "${s}" commit -q --amend --no-edit --author="Someone Else <someone@example.com>"
+check "export of a commit by someone else succeeds" export_patches
+check "and writes the maintainers as its author" eval '[[ -z "$(kep::tree::foreign_authors "${series}"/*.patch)" ]]'
+check "and nothing else changes" diff -r "${work}/before" "${series}"
+git -C "${s}" reset -q --hard "${SYNCED_REF}"
 
 git -C "${s}" reset -q --hard HEAD~1
 check "export after dropping the last commit succeeds" export_patches
-check "and removes its patch file" test "$(find "${KEP_PATCHES}" -name '*.patch' | wc -l)" -eq "$(($(find "${work}/before" -name '*.patch' | wc -l) - 1))"
+check "and removes its patch file" test "$(count_patches)" -eq "$(($(find "${work}/before" -name '*.patch' | wc -l) - 1))"
 
-rm -rf "${KEP_PATCHES}"
-cp -R "${work}/before" "${KEP_PATCHES}"
-check "checkout after patches/ gained a patch (git pull) succeeds" checkout
+rm -rf "${series}"
+cp -R "${work}/before" "${series}"
+check "checkout after the series gained a patch (git pull) succeeds" checkout
 check "and applies it" head_is "${series_head}"
 
-ensure() { (source "${ROOT}/hack/lib/init.sh" && kep::tree::ensure_checkout) >"${work}/out" 2>&1; }
-said() { grep -q "$1" "${work}/out"; }
-count_patches() { find "${KEP_PATCHES}" -name '*.patch' | wc -l; }
 synced_head=$(git -C "${s}" rev-parse HEAD)
-
 echo "// quick loop" >>"${s}/pkg/features/kube_features.go"
-check "a target uses a tree with an uncommitted edit" ensure
+check "a target uses a tree with an uncommitted edit" in_harness kep::tree::ensure_checkout
 check "and says so" said "uncommitted changes"
 check "and keeps the edit" grep -q "// quick loop" "${s}/pkg/features/kube_features.go"
 git -C "${s}" commit -q -am "KEP-6318: quick loop"
-check "a target uses a tree with an unexported commit" ensure
+check "a target uses a tree with an unexported commit" in_harness kep::tree::ensure_checkout
 check "and says so" said "1 commits not yet exported"
 check "and keeps the commit" head_is "KEP-6318: quick loop"
+
+# What the targets test comes from the tree. A package that no patch
+# touches, changed by a commit that is not exported:
+pkg=pkg/kepharnesscheck
+mkdir -p "${s}/${pkg}"
+cat >"${s}/${pkg}/check_test.go" <<'EOF'
+package kepharnesscheck
+
+import "testing"
+
+func TestHarnessRunsMe(t *testing.T) { t.Log("tested") }
+EOF
+git -C "${s}" add "${pkg}"
+git -C "${s}" commit -q -m "KEP-6318: a package of an unexported commit"
+check "the packages to test come from the tree: an unexported commit's package is listed" \
+  eval 'in_harness kep::tree::touched_packages && grep -qx "./${pkg}" "${work}/out"'
+check "and so is every package of the series" eval 'grep -qx "./pkg/kubelet/prober" "${work}/out"'
+# make test's unit step, on a tree of the base and that commit only, so
+# that it runs that package alone.
+scratch_tree "${work}/unexported"
+git -C "${work}/unexported" reset -q --hard "${BASE_TAG}"
+git -C "${work}/unexported" fetch -q "${s}" HEAD
+git -C "${work}/unexported" cherry-pick FETCH_HEAD >/dev/null
+git -C "${work}/unexported" update-ref -d "${SYNCED_REF}"
+unit_step() { KEP_KUBE_ROOT=$1 in_harness eval 'kep::golang::test_flags 5m && kep::golang::test_units'; }
+check "make test's unit step tests the package of an unexported commit" unit_step "${work}/unexported"
+check "and says so" eval 'said "^ok[[:space:]]*k8s.io/kubernetes/${pkg}" && said "upstream tests of what .* changes: ./${pkg}$"'
+git -C "${work}/unexported" reset -q --hard "${BASE_TAG}"
+check "a tree that changes nothing on its base is an error" eval '! unit_step "${work}/unexported"'
+check "that says so" said "changes nothing on ${BASE_TAG}"
+echo "not Go" >"${work}/unexported/NOTES.txt"
+check "a tree that changes no Go package is an error" eval '! unit_step "${work}/unexported"'
+check "that says so" said "changes no Go package on ${BASE_TAG}"
+git -C "${work}/unexported" tag -d "${BASE_TAG}" >/dev/null
+check "a tree whose changes cannot be listed is an error" eval '! KEP_KUBE_ROOT="${work}/unexported" in_harness kep::tree::touched_packages'
+rm -rf "${work}/unexported"
+git -C "${s}" reset -q --hard HEAD~1
+
 n=$(count_patches)
 check "export of the new commit succeeds" export_patches
 check "and adds its patch" test "$(count_patches)" -eq $((n + 1))
 
-# patches/ gains a patch that the tree never had, as with a git pull of
+# The series gains a patch that the tree never had, as with a git pull of
 # someone else's work, while the tree is at its last sync.
 git -C "${s}" reset -q --hard "${synced_head}"
 git -C "${s}" update-ref "${SYNCED_REF}" HEAD
 check "export refuses to drop a patch the tree never had" eval '! export_patches && said "never had"'
 check "and keeps it" test "$(count_patches)" -eq $((n + 1))
-check "export drops it with KEP_PATCHES_FORCE=1" env KEP_PATCHES_FORCE=1 "${ROOT}/hack/export-patches.sh"
+check "export drops it with KEP_FORCE=1" env KEP_FORCE=1 "${ROOT}/hack/export-patches.sh"
 check "and only it" test "$(count_patches)" -eq "${n}"
 
 # The last patch stops applying: it repeats the change of the one before.
-mapfile -t files < <(find "${KEP_PATCHES}" -name '*.patch' | LC_ALL=C sort)
+kep::util::lines files series_files
 last=${files[-1]}
 cp "${files[-2]}" "${last}"
-cp -R "${KEP_PATCHES}" "${work}/intact"
+cp -R "${series}" "${work}/intact"
 git -C "${s}" reset -q --hard "$(git -C "${s}" rev-parse "${BASE_TAG}")"
 git -C "${s}" update-ref "${SYNCED_REF}" HEAD
 check "checkout of a patch that does not apply fails" eval '! checkout'
 check "and names the patch" said "$(basename "${last}")"
 check "and keeps the git am session" test -d "${s}/.git/rebase-apply"
 check "with the patches before it applied" test "$(git -C "${s}" rev-list --count "${BASE_TAG}..HEAD")" -eq $((n - 1))
-check "a target then reports the session" eval '! ensure && said "am --continue"'
+check "a target then reports the session" eval '! in_harness kep::tree::ensure_checkout && said "am --continue"'
 check "export refuses during the session" eval '! export_patches && said "am --abort"'
-check "and leaves patches/ as it was" diff -r "${KEP_PATCHES}" "${work}/intact"
+check "and leaves the series as it was" diff -r "${series}" "${work}/intact"
 git -C "${s}" am --abort
-check "after git am --abort, export refuses to empty patches/" eval '! export_patches && said "refusing to write an empty series"'
-check "and leaves patches/ as it was" diff -r "${KEP_PATCHES}" "${work}/intact"
+check "after git am --abort, export refuses to empty the series" eval '! export_patches && said "refusing to write an empty series"'
+check "and leaves the series as it was" diff -r "${series}" "${work}/intact"
+rm -rf "${series}"
+cp -R "${RELEASES}/${BASE}/patches" "${series}"
+checkout
 
 # make port carries a change of the 1.37 series into the 1.38 series, on
 # copies of releases/ and of the 1.38 tree; the port check of make verify
 # sees a change that was not carried.
-mkdir -p "${work}/project"
-cp -R "${RELEASES}" "${work}/project/releases"
-cp -R "$(kep::tree::release_patches 1.37)" "${work}/project/patches"
 port() {
-  env -u KEP_PATCHES BASE=1.38 KEP_RELEASES="${work}/project/releases" KEP_KUBE_ROOT="${work}/kubernetes-1.38" \
-    "${ROOT}/hack/port.sh" "$@" >"${work}/out" 2>&1
+  BASE=1.38 KEP_KUBE_ROOT="${work}/kubernetes-1.38" "${ROOT}/hack/port.sh" "$@" >"${work}/out" 2>&1
 }
-series_patch() { find "$(RELEASES="${work}/project/releases" kep::tree::release_patches "$1")" -name "$2-*.patch"; }
+series_patch() { find "${KEP_RELEASES}/$1/patches" -name "$2-*.patch"; }
 check "the 1.38 series applies with git am and passes the port check" port check
 # The edits below depend on no patch's text: one adds a file to the first
 # patch, the other changes .go-version, which names each base's Go release.
@@ -154,7 +223,7 @@ check "the port check fails after the 1.37 series changed" eval '! port check &&
 check "port succeeds" port
 check "and carries the change into the 1.38 series" grep -q "^+carried by make port" "$(series_patch 1.38 0001)"
 check "after which the port check passes" port check
-cp -R "${work}/project/releases/1.38" "${work}/ported"
+cp -R "${KEP_RELEASES}/1.38" "${work}/ported"
 go_version=$(git -C "${s}" show "${BASE_TAG}:.go-version")
 cat >>"${first}" <<EOF
 diff --git a/.go-version b/.go-version
@@ -165,22 +234,58 @@ diff --git a/.go-version b/.go-version
 +${go_version}.1
 EOF
 check "a change where the bases differ does not port" eval '! port && said "first in 0001" && said ".go-version"'
-check "and nothing is written" diff -r "${work}/ported" "${work}/project/releases/1.38"
+check "and nothing is written" diff -r "${work}/ported" "${KEP_RELEASES}/1.38"
+rm -rf "${KEP_RELEASES}"
+cp -R "${RELEASES}" "${KEP_RELEASES}"
 
 # make clean refuses while the tree of any base, not only the default one,
-# holds work that is not exported.
-mkdir -p "${work}/output"
-ln -s "${work}/kubernetes-1.38" "${work}/output/kubernetes-1.38"
-clean() {
-  env -u KEP_PATCHES -u KEP_KUBE_ROOT KEP_OUTPUT="${work}/output" KEP_RELEASES="${work}/project/releases" \
-    "${ROOT}/hack/clean.sh" >"${work}/out" 2>&1
+# holds work that is in no series, names it, and says how to keep it.
+t138="${work}/kubernetes-1.38"
+new_output() {
+  rm -rf "${work}/output"
+  mkdir -p "${work}/output"
+  ln -s "${work}/kubernetes" "${work}/output/kubernetes"
+  ln -s "${t138}" "${work}/output/kubernetes-1.38"
 }
-git -C "${work}/kubernetes-1.38" commit -q --allow-empty -m "local work"
-check "clean refuses while the 1.38 tree has an unexported commit" eval '! clean && said "kubernetes-1.38 holds work"'
-check "and removes nothing" test -L "${work}/output/kubernetes-1.38"
-git -C "${work}/kubernetes-1.38" reset -q --hard HEAD~1
-check "clean succeeds once it is exported" clean
+clean() {
+  env -u KEP_KUBE_ROOT KEP_OUTPUT="${work}/output" "${ROOT}/hack/clean.sh" >"${work}/out" 2>&1
+}
+kept() { test -L "${work}/output/kubernetes-1.38"; }
+new_output
+git -C "${t138}" commit -q --allow-empty -m "local work"
+check "clean refuses while the 1.38 tree has an unexported commit" \
+  eval '! clean && said "kubernetes-1.38 holds work" && said "local work" && said "make patches BASE=1.38"'
+check "and removes nothing" kept
+git -C "${t138}" reset -q --hard HEAD~1
+echo "// edit" >>"${t138}/pkg/features/kube_features.go"
+check "clean refuses while a tree has an uncommitted edit" eval '! clean && said "uncommitted changes" && said "kube_features.go"'
+git -C "${t138}" stash -q
+check "clean refuses while a tree has a stash" eval '! clean && said "1 stashes" && said "stash pop"'
+check "and removes nothing" kept
+git -C "${t138}" stash drop -q
+git -C "${t138}" checkout -q -b side
+git -C "${t138}" commit -q --allow-empty -m "work on a side branch"
+git -C "${t138}" checkout -q master
+check "clean refuses while a tree has a side branch with work" \
+  eval '! clean && said "the branch side" && said "work on a side branch" && said "rebase HEAD side"'
+check "and removes nothing" kept
+git -C "${t138}" branch -q -f side master
+mkdir -p "${t138}/.git/rebase-apply"
+check "clean refuses during a git am session" eval '! clean && said "a git am session" && ! said "the branch side"'
+check "and removes nothing" kept
+check "clean removes it all the same with KEP_FORCE=1" eval 'KEP_FORCE=1 clean && said "KEP_FORCE=1"'
 check "and removes _output/" test ! -e "${work}/output"
+rmdir "${t138}/.git/rebase-apply"
+new_output
+check "clean succeeds when no tree holds work (a branch with nothing new is none)" clean
+check "and removes _output/" test ! -e "${work}/output"
+
+# A host with only cgroup v2: the node check and make run refuse at once.
+printf 'cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,nodev,noexec,relatime 0 0\n' >"${work}/mounts-v2"
+check "the node check refuses a host with only cgroup v2" \
+  eval '! KEP_PROC_MOUNTS="${work}/mounts-v2" "${ROOT}/hack/node-check.sh" >"${work}/out" 2>&1 && said "cgroup v1: this host has only cgroup v2"'
+check "make run refuses it at the start, building nothing" \
+  eval '! KEP_PROC_MOUNTS="${work}/mounts-v2" KEP_RUN_EXIT=1 KEP_OUTPUT="${work}/run-output" "${ROOT}/hack/run.sh" </dev/null >"${work}/out" 2>&1 && said "cgroup v1: this host has only cgroup v2" && ! said "building" && test ! -e "${work}/run-output/bin"'
 
 ((failures == 0)) || kep::log::error_exit "${failures} harness checks failed"
 kep::log::status "harness: all checks passed"

@@ -4,6 +4,7 @@
 # KUBECTL. It fails when the API server does not behave as the KEP says.
 set -euo pipefail
 
+# shellcheck source=hack/lib/walkthrough.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/walkthrough.sh"
 
 probes() {

@@ -5,7 +5,9 @@
 # kubelet does not behave as the KEP says.
 set -euo pipefail
 
+# shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
+# shellcheck source=hack/lib/walkthrough.sh
 source "${ROOT}/hack/lib/walkthrough.sh"
 
 NS=demo

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The one copy of how the project runs etcd and kube-apiserver: the
 # certificates, the token, the kubeconfig and the flags that the node's API
 # servers (hack/internal/node-init.sh) and the loopback control plane of
@@ -21,7 +22,7 @@ kep::control_plane::write_pki() {
   done
   mkdir -p "${dir}"
   (
-    cd "${dir}"
+    cd "${dir}" || exit
     openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=kep-6318-ca" \
       -keyout ca.key -out ca.crt 2>/dev/null
     openssl req -newkey rsa:2048 -nodes -subj "/CN=kube-apiserver" \

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for running the tree's own e2e specs on the node (make test-node,
 # make test-upstream-e2e). hack/lib/init.sh sources it.
 #
@@ -48,7 +49,7 @@ kep::e2e::write_overlay() {
 kep::e2e::build() {
   kep::e2e::write_overlay
   kep::log::status "building the e2e binary (test/e2e/common/node only)"
-  (cd "${KUBE_ROOT}" && go test -c ${TRIMPATH} -vet=off -overlay "${E2E_DIR}/overlay.json" -o "${E2E_DIR}/e2e.test" ./test/e2e/kepnode)
+  (cd "${KUBE_ROOT}" && go test -c "${TRIMPATH}" -vet=off -overlay "${E2E_DIR}/overlay.json" -o "${E2E_DIR}/e2e.test" ./test/e2e/kepnode)
   local version
   version=$(cd "${KUBE_ROOT}" && go list -m -f '{{.Version}}' github.com/onsi/ginkgo/v2)
   if [[ ! -x "${E2E_DIR}/ginkgo" ]] || ! "${E2E_DIR}/ginkgo" version | grep -qF "${version#v}"; then
@@ -62,11 +63,12 @@ kep::e2e::build() {
 # The feature's specs need only busybox.
 kep::e2e::build_images() {
   local -A names
-  local key name
+  local key name list
   kep::e2e::write_overlay
+  list=$(cd "${KUBE_ROOT}" && go run "${TRIMPATH}" -overlay "${E2E_DIR}/overlay.json" ./test/e2e/kepnode/images) || return
   while read -r key name; do
     names[${key}]=${name}
-  done < <(cd "${KUBE_ROOT}" && go run ${TRIMPATH} -overlay "${E2E_DIR}/overlay.json" ./test/e2e/kepnode/images)
+  done <<<"${list}"
   local rootfs="${E2E_DIR}/rootfs" image
   for image in "$@"; do
     "kep::e2e::build_image_${image}" "${names[${image}]}"
@@ -82,7 +84,7 @@ kep::e2e::build_image_agnhost() {
   # agnhost's image as upstream's Dockerfile makes it: the binary, a shell
   # and the applets, the test certificate, /uploads and the image's user.
   kep::log::status "building agnhost"
-  (cd "${KUBE_ROOT}" && CGO_ENABLED=0 go build ${TRIMPATH} -o "${E2E_DIR}/agnhost" ./test/images/agnhost)
+  (cd "${KUBE_ROOT}" && CGO_ENABLED=0 go build "${TRIMPATH}" -o "${E2E_DIR}/agnhost" ./test/images/agnhost)
   kep::node::busybox_rootfs "${rootfs}/agnhost"
   cp "${E2E_DIR}/agnhost" "${rootfs}/agnhost/agnhost"
   ln -s agnhost "${rootfs}/agnhost/agnhost-2"
@@ -104,7 +106,7 @@ kep::e2e::build_image_pause() {
 }
 
 # kep::e2e::run NAME FOCUS LABELS runs the specs that match FOCUS and the Ginkgo
-# label filter LABELS on the running node, with KEP_E2E_PROCS (default 6)
+# label filter LABELS on the running node, with PARALLELISM (default 6)
 # processes. It writes Ginkgo's JSON report to E2E_DIR/NAME.json, the output
 # to E2E_DIR/NAME.log and the run time in seconds to E2E_DIR/NAME.seconds,
 # and fails if a spec fails.
@@ -114,7 +116,7 @@ kep::e2e::run() {
   kep::log::status "e2e specs (${name}); the output goes to ${E2E_DIR#"${ROOT}/"}/${name}.log"
   (
     cd "${E2E_DIR}"
-    "${E2E_DIR}/ginkgo" --procs "${KEP_E2E_PROCS:-6}" --timeout 2h --no-color \
+    "${E2E_DIR}/ginkgo" --procs "${PARALLELISM:-6}" --timeout 2h --no-color \
       --focus "${focus}" --label-filter "${labels}" \
       --json-report "${name}.json" --output-dir "${E2E_DIR}" \
       "${E2E_DIR}/e2e.test" -- --kubeconfig "${NODE_KUBECONFIG}" --repo-root "${KUBE_ROOT}"
@@ -133,7 +135,7 @@ E2E_NODE_FOCUS='\[sig-node\] Mutable container probes .*\[Serial\]'
 # E2E_DIR.
 kep::e2e::build_node() {
   kep::log::status "building the node e2e binary (test/e2e_node)"
-  (cd "${KUBE_ROOT}" && go test -c ${TRIMPATH} -vet=off -o "${E2E_DIR}/e2e_node.test" ./test/e2e_node)
+  (cd "${KUBE_ROOT}" && go test -c "${TRIMPATH}" -vet=off -o "${E2E_DIR}/e2e_node.test" ./test/e2e_node)
 }
 
 # kep::e2e::run_node NAME FOCUS runs the node e2e specs that match FOCUS, one after

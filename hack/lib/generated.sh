@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for running upstream's generators (hack/update-codegen.sh,
 # hack/update-openapi-spec.sh) in an upstream tree rebuilt from module zips.
 # hack/lib/init.sh sources it.
@@ -39,13 +40,26 @@ UPSTREAM_CODEGENS=(swagger openapi applyconfigs)
 # the protoc on PATH (Debian's protobuf-compiler). With it, every
 # generated.pb.go comes out byte for byte as upstream generated it with 23.4;
 # the check in verify-generated.sh would show any difference.
-# kep::generated::require stops unless the tree exists and, for generated.proto
-# (unless KEP_VERIFY_PROTOBUF=0), protoc is on PATH.
+# The steps of make update-generated and of the generated-files check.
+GENERATED_STEPS=(codegen protobuf openapi-spec)
+
+# kep::generated::steps [STEP...] prints the steps named, one a line, or all of
+# them when none is; it stops at a step it does not know.
+kep::generated::steps() {
+  local step
+  (($#)) || set -- "${GENERATED_STEPS[@]}"
+  for step in "$@"; do
+    [[ " ${GENERATED_STEPS[*]} " == *" ${step} "* ]] ||
+      kep::log::error_exit "no generated-files step '${step}'; the steps are: ${GENERATED_STEPS[*]}"
+    echo "${step}"
+  done
+}
+
+# kep::generated::require stops unless the tree exists, and installs protoc
+# (Debian's protobuf-compiler) for generated.proto.
 kep::generated::require() {
   [[ -e "${KUBE_ROOT}/.git" ]] || kep::log::error_exit "${KUBE_ROOT} does not exist. Run 'make checkout' first."
-  if [[ "${KEP_VERIFY_PROTOBUF:-1}" != 0 ]] && ! command -v protoc >/dev/null; then
-    kep::log::error_exit "generated.proto needs protoc. Install it (Debian: apt-get install -y protobuf-compiler), or set KEP_VERIFY_PROTOBUF=0 to skip generated.proto."
-  fi
+  kep::deps::ensure protobuf-compiler
 }
 
 # Paths that kep::generated::place_standins creates in a tree.
@@ -96,6 +110,7 @@ EOF
 
   [[ "${what}" == etcd ]] || return 0
   local etcd_version
+  # shellcheck disable=SC2016 # the line of upstream's script, as it is written
   etcd_version=$(sed -n 's/^ETCD_VERSION=\${ETCD_VERSION:-\(.*\)}$/\1/p' "${tree}/hack/lib/etcd.sh")
   kep::golang::build_etcd
   # Upstream's scripts take this release or a later one, as ours (the
@@ -125,29 +140,20 @@ kep::generated::remove_standins() {
   done
 }
 
-# kep::generated::not_standins prints the pathspecs that leave out the stand-ins.
-kep::generated::not_standins() {
-  local path
-  for path in "${STANDINS[@]}"; do
-    echo ":!${path}"
-  done
-}
+# The pathspecs that leave out the stand-ins.
+NOT_STANDINS=("${STANDINS[@]/#/:!}")
 
 # kep::generated::changes TREE prints what differs from HEAD in TREE, other than
 # the stand-ins and file modes.
 kep::generated::changes() {
-  local -a exclude
-  mapfile -t exclude < <(kep::generated::not_standins)
-  git -C "$1" -c core.fileMode=false status --porcelain --untracked-files=all -- . "${exclude[@]}"
+  git -C "$1" -c core.fileMode=false status --porcelain --untracked-files=all -- . "${NOT_STANDINS[@]}"
 }
 
 # kep::generated::reset TREE takes back what generators changed in TREE, the
 # stand-ins aside.
 kep::generated::reset() {
-  local -a exclude
-  mapfile -t exclude < <(kep::generated::not_standins)
   git -C "$1" -c core.fileMode=false checkout -q -- .
-  git -C "$1" clean -q -fd -- . "${exclude[@]}"
+  git -C "$1" clean -q -fd -- . "${NOT_STANDINS[@]}"
 }
 
 # kep::generated::base_tree DIR, on a base with stand-in modules, makes DIR a
@@ -179,9 +185,7 @@ kep::generated::regenerate() {
   (cd "${tree}" && GOFLAGS="${goflags}" "$@") || return
   [[ -n "${base_tree}" ]] || return 0
   (cd "${base_tree}" && GOFLAGS="${goflags}" "$@") || return
-  local -a exclude
-  mapfile -t exclude < <(kep::generated::not_standins)
-  git -C "${base_tree}" add -A -- . "${exclude[@]}"
+  git -C "${base_tree}" add -A -- . "${NOT_STANDINS[@]}"
   local status=0
   git -C "${base_tree}" diff --cached --binary |
     git -C "${tree}" apply -R --whitespace=nowarn - || status=$?
@@ -201,7 +205,7 @@ kep::generated::protobuf() {
   local tree=$1
   command -v protoc >/dev/null || kep::log::error_exit "protoc is not on PATH (Debian: apt-get install -y protobuf-compiler)."
   (
-    cd "${tree}"
+    cd "${tree}" || exit
     KUBE_ROOT=$(pwd)
     # shellcheck source=/dev/null
     source hack/lib/init.sh
@@ -225,7 +229,7 @@ kep::generated::protobuf() {
     GOPROXY=off go install k8s.io/code-generator/cmd/go-to-protobuf/protoc-gen-gogo
     echo "+++ go-to-protobuf for ${#apis[@]} packages with $(protoc --version)"
     PATH="${KUBE_ROOT}/_output/bin:${PATH}" go-to-protobuf \
-      -v "${KUBE_VERBOSE:-1}" \
+      -v 1 \
       --go-header-file "${KUBE_ROOT}/hack/boilerplate/boilerplate.generatego.txt" \
       --output-dir="${KUBE_ROOT}/staging/src" \
       --proto-import="${KUBE_ROOT}/staging/src" \

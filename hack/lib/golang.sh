@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # How the harness runs go on a tree: go test's flags and -trimpath, the
 # integration tests, and the etcd they need. hack/lib/init.sh sources it.
 
@@ -26,12 +27,48 @@ kep::golang::test_integration() {
   local srcdir="${OUTPUT}/srcdir/${BASE}"
   mkdir -p "${srcdir}/k8s.io"
   ln -sfn "${KUBE_ROOT}" "${srcdir}/k8s.io/kubernetes"
-  PATH="${BIN}:${PATH}" TEST_SRCDIR="${srcdir}" TEST_WORKSPACE=. go test ${TRIMPATH} "$@"
+  PATH="${BIN}:${PATH}" TEST_SRCDIR="${srcdir}" TEST_WORKSPACE=. go test "${TRIMPATH}" "$@"
 }
 
 # The node e2e suite's go test runs its specs against a node: make test and
 # make test-series vet it, and make test-node runs the specs.
 NODE_E2E_PACKAGES='^\./test/e2e_node(/|$)'
+
+# kep::golang::split_packages PKG... sets UNIT_PACKAGES, INTEGRATION and NODE_E2E to
+# the unit, integration and node e2e packages among PKG.
+kep::golang::split_packages() {
+  UNIT_PACKAGES=() INTEGRATION=() NODE_E2E=()
+  local pkg
+  for pkg in "$@"; do
+    if [[ "${pkg}" =~ ${INTEGRATION_PACKAGES} ]]; then
+      INTEGRATION+=("${pkg}")
+    elif [[ "${pkg}" =~ ${NODE_E2E_PACKAGES} ]]; then
+      NODE_E2E+=("${pkg}")
+    else
+      UNIT_PACKAGES+=("${pkg}")
+    fi
+  done
+}
+
+# kep::golang::test_units runs, in the tree, go test of every unit package that it
+# changes on its base, and go vet of the node e2e suite if it changes that.
+# It fails when the tree changes no Go package (kep::tree::touched_packages).
+kep::golang::test_units() {
+  local touched
+  touched=$(kep::tree::touched_packages) || return
+  # shellcheck disable=SC2086 # one package a line, no spaces
+  kep::golang::split_packages ${touched}
+  if ((${#UNIT_PACKAGES[@]})); then
+    kep::log::status "upstream tests of what ${TREE} changes: ${UNIT_PACKAGES[*]}"
+    (cd "${KUBE_ROOT}" && go test "${TRIMPATH}" "${GO_TEST_FLAGS[@]}" "${UNIT_PACKAGES[@]}") || return
+  else
+    kep::log::status "${TREE} changes no unit package, only: ${touched//$'\n'/ }"
+  fi
+  if ((${#NODE_E2E[@]})); then
+    kep::log::status "go vet of the node e2e suite, whose specs make test-node runs: ${NODE_E2E[*]}"
+    (cd "${KUBE_ROOT}" && go vet "${TRIMPATH}" "${NODE_E2E[@]}") || return
+  fi
+}
 
 # kep::golang::build_etcd builds the etcd that upstream's integration framework and
 # make run use, into _output/bin. go install refuses etcd's replace

@@ -1,16 +1,20 @@
+# shellcheck shell=bash
 # The settings and paths of the hack/ scripts, and their logging. Source it;
 # do not run it. It sources the other helpers of hack/lib/ too, each a
 # concern of its own (tree.sh, golang.sh, ...), but for walkthrough.sh (the
 # walkthroughs' own).
+
+# A command that fails inside $(...) stops it too, as set -e stops the script:
+# a list of packages or of work to keep is never silently cut short.
+shopt -s inherit_errexit
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # KEP_OUTPUT lets hack/internal/test-checkout-export.sh try make clean on a scratch _output/.
 OUTPUT="${KEP_OUTPUT:-${ROOT}/_output}"
 
 # BASE names the upstream release to work on: releases/BASE/upstream.env
-# pins it and names its series (PATCHES_DIR: patches/ for 1.37,
-# releases/1.38/patches for 1.38). KEP_RELEASES lets hack/internal/test-checkout-export.sh
-# work on a copy of releases/ (with the copy of patches/ beside it).
+# pins it, and releases/BASE/patches is its series. KEP_RELEASES lets
+# hack/internal/test-checkout-export.sh work on a copy of releases/.
 DEFAULT_BASE=1.37
 BASE="${BASE:-${DEFAULT_BASE}}"
 RELEASES="${KEP_RELEASES:-${ROOT}/releases}"
@@ -25,18 +29,21 @@ source "${RELEASE}/upstream.env"
 
 # KEP_KUBE_ROOT lets hack/verify.sh and hack/internal/test-checkout-export.sh use a scratch tree.
 KUBE_ROOT="${KEP_KUBE_ROOT:-${OUTPUT}/${KUBE_TREE}}"
-# KEP_PATCHES lets hack/internal/test-checkout-export.sh work on a copy of the series.
-PATCHES="${KEP_PATCHES:-$(realpath -m "${RELEASE}/${PATCHES_DIR}")}"
+PATCHES="${RELEASE}/patches"
 # The tree and the series as messages name them.
 TREE=${KUBE_ROOT#"${ROOT}/"}
 SERIES=${PATCHES#"${ROOT}/"}
 BIN="${OUTPUT}/bin"
-# The ref that records the last commit of _output/kubernetes that patches/ was
+# The ref that records the last commit of _output/kubernetes that the series was
 # applied from or exported to. HEAD beyond it is work that is not exported.
 SYNCED_REF=refs/kep/synced
 
 # Fixed identity and dates make the base commit, and every commit that git am
-# creates, the same on every machine.
+# creates, the same on every machine. Every patch of every series has one
+# author, the project's maintainers: 'make patches' writes it, whoever made
+# the commit, and 'make verify' checks it.
+SERIES_AUTHOR_NAME="KEP-6318 maintainers"
+SERIES_AUTHOR_EMAIL="kep-6318@kubernetes.invalid"
 export GIT_AUTHOR_NAME="${GIT_AUTHOR_NAME:-Kubernetes Upstream}"
 export GIT_AUTHOR_EMAIL="${GIT_AUTHOR_EMAIL:-upstream@kubernetes.invalid}"
 export GIT_COMMITTER_NAME="${GIT_COMMITTER_NAME:-KEP-6318 harness}"
@@ -47,6 +54,18 @@ kep::log::status() { printf '+++ %s\n' "$*" >&2; }
 kep::log::error_exit() {
   printf '!!! %s\n' "$*" >&2
   exit 1
+}
+
+# kep::util::lines NAME CMD... runs CMD and sets the array NAME to the lines it
+# prints (none for no output). Unlike mapfile < <(CMD), it fails when CMD does.
+kep::util::lines() {
+  # shellcheck disable=SC2034 # a reference: it sets the caller's array
+  local -n kep_lines=$1
+  local text
+  shift
+  text=$("$@") || return
+  kep_lines=()
+  [[ -z "${text}" ]] || mapfile -t kep_lines <<<"${text}"
 }
 
 # kep::util::poll SECONDS [--while CHECK] CMD... runs CMD every half second, its output
@@ -69,17 +88,29 @@ kep::util::poll() {
 
 # Upstream's hack/ scripts would otherwise use a private GOPATH and caches
 # under _output/kubernetes/_output and fetch the Go release named in
-# .go-version. Share the machine's caches, and use the base's Go: the
-# machine's, or the release the go command fetches through the module proxy.
-export GOTOOLCHAIN="${KUBE_GOTOOLCHAIN}" FORCE_HOST_GO=1
-GOCACHE=$(go env GOCACHE)
-GOMODCACHE=$(go env GOMODCACHE)
-export GOCACHE GOMODCACHE
+# .go-version. Share the machine's caches, and use the base's Go, the
+# release its .go-version names, which the go command fetches through the
+# module proxy unless the machine's Go is that release.
+GOCACHE=$(GOTOOLCHAIN=local go env GOCACHE)
+GOMODCACHE=$(GOTOOLCHAIN=local go env GOMODCACHE)
+export GOTOOLCHAIN="${KUBE_GOTOOLCHAIN}" FORCE_HOST_GO=1 GOCACHE GOMODCACHE
 
 # The helpers of the tree and its series, of go, the control plane, the
 # node, its e2e runs, the side-by-side runs and upstream's generators.
-for lib in tree golang control-plane node e2e sidebyside generated; do
-  # shellcheck source=/dev/null
-  source "${ROOT}/hack/lib/${lib}.sh"
-done
-unset lib
+# shellcheck source=hack/lib/deps.sh
+source "${ROOT}/hack/lib/deps.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
+# shellcheck source=hack/lib/golang.sh
+source "${ROOT}/hack/lib/golang.sh"
+# shellcheck source=hack/lib/control-plane.sh
+source "${ROOT}/hack/lib/control-plane.sh"
+# shellcheck source=hack/lib/node.sh
+source "${ROOT}/hack/lib/node.sh"
+# shellcheck source=hack/lib/e2e.sh
+source "${ROOT}/hack/lib/e2e.sh"
+# shellcheck source=hack/lib/sidebyside.sh
+source "${ROOT}/hack/lib/sidebyside.sh"
+# shellcheck source=hack/lib/generated.sh
+source "${ROOT}/hack/lib/generated.sh"
+kep::deps::ensure git

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared settings and helpers for the single-node cluster (hack/node-*.sh).
 # hack/lib/init.sh sources it.
 #
@@ -27,7 +28,7 @@ NODE_SYSCTLS=(vm.overcommit_memory kernel.panic kernel.panic_on_oops)
 
 NODE_NAME=kep-node
 # The host port on 127.0.0.1 where cmd/node-forward exposes the API server.
-NODE_API_PORT="${KEP_API_PORT:-6443}"
+NODE_API_PORT="${API_PORT:-6443}"
 # The bridge is both the node IP and the Pod gateway, inside the cluster's
 # network namespace.
 NODE_BRIDGE=kep0
@@ -40,22 +41,35 @@ PAUSE_IMAGE=registry.k8s.invalid/kep-6318/pause:1.0
 PROBE_IMAGE=registry.k8s.invalid/kep-6318/probe-target:1.0
 
 NODE_KUBE_TARGETS=(cmd/kube-apiserver cmd/kube-controller-manager cmd/kube-scheduler cmd/kubelet cmd/kubectl)
-# Where the node's Kubernetes binaries come from. KEP_NODE_BASE=1 runs the
-# unpatched base release instead of the patched tree, without feature gates;
-# its binaries are built from _output/base (make test-upstream-e2e compares
-# the two).
-if [[ "${KEP_NODE_BASE:-0}" == 1 ]]; then
-  NODE_KUBE_BIN="${NODE_DIR}/base-bin"
-else
+# The options the node was started with (hack/node-up.sh writes them).
+NODE_ENV="${NODE_STATE}/conf/node.env"
+
+# kep::node::load_options sets the options of the node that hack/node-up.sh
+# started (NODE_BASE, NODE_*_GATE, NODE_APISERVER_ARGS), and NODE_KUBE_BIN,
+# where its Kubernetes binaries are: the unpatched base release's, built from
+# _output/base, with --base (make test-upstream-e2e compares the two).
+kep::node::load_options() {
+  # shellcheck source=/dev/null # written by hack/node-up.sh
+  source "${NODE_ENV}"
   NODE_KUBE_BIN="${BIN}"
-fi
+  ((NODE_BASE == 0)) || NODE_KUBE_BIN="${NODE_DIR}/base-bin"
+}
 
 # kep::node::kubelet_command sets KUBELET_COMMAND to the node's kubelet and its flags.
 kep::node::kubelet_command() {
   local conf="${NODE_STATE}/conf"
+  kep::node::load_options
   KUBELET_COMMAND=("${NODE_KUBE_BIN}/kubelet" --config "${conf}/kubelet.yaml"
     --kubeconfig "${conf}/admin.kubeconfig" --hostname-override "${NODE_NAME}"
     --node-ip "${NODE_IP}" --v 2)
+}
+
+# kep::node::cgroup_v2_only succeeds on a host whose only cgroup hierarchy is
+# v2: cgroup2 is mounted and no v1 controller is. KEP_PROC_MOUNTS names
+# another mount table (hack/internal/test-harness.sh fakes such a host).
+kep::node::cgroup_v2_only() {
+  awk '$3 == "cgroup" {v1 = 1} $3 == "cgroup2" {v2 = 1} END {exit !(v2 && !v1)}' \
+    "${KEP_PROC_MOUNTS:-/proc/self/mounts}"
 }
 
 # kep::node::missing prints, one per line, what this machine lacks to run a node.
@@ -63,41 +77,35 @@ kep::node::kubelet_command() {
 kep::node::missing() {
   [[ "$(uname -s)" == Linux ]] || echo "Linux (this is $(uname -s))"
   [[ "$(id -u)" == 0 ]] || echo "root (the kubelet and containerd manage mounts, cgroups and network namespaces)"
-  command -v unshare >/dev/null || echo "unshare (util-linux)"
-  command -v nsenter >/dev/null || echo "nsenter (util-linux)"
-  command -v ip >/dev/null || echo "ip (iproute2)"
   [[ -d /sys/fs/cgroup ]] || echo "cgroups (/sys/fs/cgroup)"
+  # The node runs the kubelet with cgroup v1, and its teardown removes and
+  # checks the Pod cgroups of the v1 hierarchies only.
+  ! kep::node::cgroup_v2_only ||
+    echo "cgroup v1: this host has only cgroup v2, which the node does not support (boot with systemd.unified_cgroup_hierarchy=0 for v1)"
   grep -qw overlay /proc/filesystems 2>/dev/null || echo "the overlay filesystem (modprobe overlay)"
-  if [[ "$(id -u)" == 0 ]] && ! unshare --mount --net --pid --fork true 2>/dev/null; then
+  if [[ "$(id -u)" == 0 ]] && command -v unshare >/dev/null && ! unshare --mount --net --pid --fork true 2>/dev/null; then
     echo "permission to create mount, network and PID namespaces"
   fi
 }
 
 # kep::node::require stops, saying what this machine lacks, unless it can run a
-# node. $1 names what needs the node.
+# node; $1 names what needs the node. It installs the Debian packages the
+# node uses first.
 kep::node::require() {
   local missing
   missing=$(kep::node::missing)
+  if [[ -z "${missing}" ]]; then
+    kep::deps::ensure util-linux iproute2 procps openssl gcc libc6-dev pkg-config libseccomp-dev busybox-static
+    # With unshare there, the check of the namespaces runs too.
+    missing=$(kep::node::missing)
+  fi
   [[ -z "${missing}" ]] || kep::log::error_exit "$1 needs a machine that can run a node; this one lacks:
 ${missing}"
 }
 
-# kep::node::ensure_libseccomp makes sure runc's seccomp support can be built: it needs
-# the libseccomp headers and pkg-config, which it installs from Debian's
-# packages when it can.
-kep::node::ensure_libseccomp() {
-  command -v pkg-config >/dev/null && pkg-config --exists libseccomp && return
-  if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
-    kep::log::status "installing libseccomp-dev and pkg-config (Debian packages) to build runc"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libseccomp-dev pkg-config >/dev/null
-    return
-  fi
-  kep::log::error_exit "runc needs the libseccomp headers and pkg-config; on Debian: apt-get install -y libseccomp-dev pkg-config"
-}
-
 # kep::node::build_runtime builds containerd, runc and the CNI plugins into NODE_BIN.
-# runc needs cgo and libseccomp (Debian: libseccomp-dev, pkg-config).
+# runc needs cgo and libseccomp (Debian: gcc, libseccomp-dev, pkg-config;
+# kep::node::require installs them).
 kep::node::build_runtime() {
   mkdir -p "${NODE_BIN}"
   local stamp="${NODE_BIN}/.versions" want
@@ -111,7 +119,6 @@ kep::node::build_runtime() {
     "github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2@${CONTAINERD_VERSION}" \
     "github.com/containerd/containerd/v2/cmd/ctr@${CONTAINERD_VERSION}"
   kep::log::status "building runc ${RUNC_VERSION}"
-  kep::node::ensure_libseccomp
   GOBIN="${NODE_BIN}" CGO_ENABLED=1 go install -tags seccomp \
     "github.com/opencontainers/runc@${RUNC_VERSION}"
   kep::log::status "building CNI plugins ${CNI_PLUGINS_VERSION}"
@@ -123,20 +130,17 @@ kep::node::build_runtime() {
   echo "${want}" >"${stamp}"
 }
 
-# kep::node::build builds everything the node runs: the runtime, the Kubernetes
-# components (from the patched tree, or the base tree with KEP_NODE_BASE=1),
-# the project's tools and both images.
+# kep::node::build builds everything the node runs: the runtime, the
+# Kubernetes components from the patched tree, the project's tools and both
+# images. kep::node::build_base_binaries builds the base's components too.
 kep::node::build() {
   kep::node::build_runtime
   WHAT="${NODE_KUBE_TARGETS[*]}" "${ROOT}/hack/build.sh"
-  if [[ "${KEP_NODE_BASE:-0}" == 1 ]]; then
-    kep::node::build_base_binaries
-  fi
   kep::golang::build_etcd
   kep::log::status "building the node tools and images"
   mkdir -p "${NODE_IMAGES}"
   (
-    cd "${ROOT}"
+    cd "${ROOT}" || exit
     go build -o "${NODE_BIN}/node-forward" ./cmd/node-forward
     go build -o "${NODE_BIN}/node-image" ./cmd/node-image
     CGO_ENABLED=0 go build -o "${NODE_IMAGES}/pause" ./test/images/pause
@@ -151,21 +155,17 @@ kep::node::build() {
 }
 
 # kep::node::busybox_rootfs DIR makes DIR a root filesystem of Debian's static busybox
-# (package busybox-static), with one symlink per applet: sh, wget, httpd,
-# ps and the other usual commands.
+# (package busybox-static, which kep::node::require installs), with one
+# symlink per applet: sh, wget, httpd, ps and the other usual commands.
 kep::node::busybox_rootfs() {
-  local dir=$1 deb="${NODE_DIR}/busybox-static.deb"
-  if [[ ! -f "${deb}" ]]; then
-    kep::log::status "downloading Debian's busybox-static"
-    command -v apt-get >/dev/null || kep::log::error_exit "the node's images need Debian's busybox-static package (apt-get)"
-    apt-get update -qq
-    (cd "${NODE_DIR}" && apt-get download -qq busybox-static 2>/dev/null && mv busybox-static_*.deb "${deb}") ||
-      kep::log::error_exit "downloading Debian's busybox-static failed"
-  fi
+  local dir=$1 busybox
+  busybox=$(dpkg-query -L busybox-static 2>/dev/null | grep '/bin/busybox$') ||
+    kep::log::error_exit "the node's images need Debian's busybox-static; hack/install-deps.sh busybox-static installs it"
+  busybox=${busybox%%$'\n'*}
   rm -rf "${dir}"
   mkdir -p "${dir}"/{bin,sbin,usr/bin,usr/sbin,etc,root,proc,sys,dev,tmp}
   chmod 1777 "${dir}/tmp"
-  dpkg-deb --fsys-tarfile "${deb}" | tar -x -C "${dir}" ./bin/busybox
+  cp "${busybox}" "${dir}/bin/busybox"
   local applet
   while read -r applet; do
     [[ -e "${dir}/${applet}" || -L "${dir}/${applet}" ]] || ln -s /bin/busybox "${dir}/${applet}"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for running project code in the patched tree and in the base tree
 # side by side (make test-differential, make test-fuzz, make bench).
 # hack/lib/init.sh sources it.

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The upstream tree of a base and its series: the tree's git repository,
 # worktrees, the export of its commits as the series, a git am session, the
 # ports between bases, and what the series touches. hack/lib/init.sh sources
@@ -56,14 +57,42 @@ kep::tree::patch_files() {
 # kep::tree::export_series writes base..HEAD of _output/kubernetes as patch files into
 # DIR. Every setting that changes format-patch output is pinned, so that a
 # developer's git config cannot, and an unchanged commit always gives a
-# byte-identical file.
+# byte-identical file: hashes are zeroed, and every patch's author is the
+# project's maintainers (SERIES_AUTHOR_*), whoever made the commit.
 kep::tree::export_series() {
   kep::tree::git -c core.abbrev=12 -c diff.noprefix=false -c diff.mnemonicPrefix=false \
     -c diff.algorithm=myers -c diff.renames=false -c format.signature= \
     -c format.numbered=false -c format.coverLetter=false \
     format-patch -q --zero-commit --no-signature --no-stat --no-renames \
     --no-numbered --no-attach --no-thread --subject-prefix=PATCH \
-    -o "$1" "$(kep::tree::base_commit)..HEAD"
+    -o "$1" "$(kep::tree::base_commit)..HEAD" || return
+  local f
+  for f in "$1"/*.patch; do
+    [[ -e "${f}" ]] || continue
+    kep::tree::set_author "${f}" || return
+  done
+}
+
+# kep::tree::set_author FILE makes the maintainers the author of the patch FILE:
+# its From: header (with any folded continuation lines) becomes theirs.
+kep::tree::set_author() {
+  awk -v from="From: ${SERIES_AUTHOR_NAME} <${SERIES_AUTHOR_EMAIL}>" '
+    header && /^From: / { print from; skip = 1; next }
+    header && skip && /^[ \t]/ { next }
+    { skip = 0 }
+    header && /^$/ { header = 0 }
+    { print }
+  ' header=1 "$1" >"$1.tmp" && mv "$1.tmp" "$1"
+}
+
+# kep::tree::foreign_authors FILE... prints the From: header of each patch file that
+# is not the maintainers', as "FILE: From: ...".
+kep::tree::foreign_authors() {
+  local f from want="From: ${SERIES_AUTHOR_NAME} <${SERIES_AUTHOR_EMAIL}>"
+  for f in "$@"; do
+    from=$(sed -n '/^$/q; /^From: /{N; s/\n[ \t]\+/ /; P; q}' "${f}")
+    [[ "${from}" == "${want}" ]] || echo "${f#"${ROOT}/"}: ${from:-no From: header}"
+  done
 }
 
 # kep::tree::is_exported succeeds when patches/ is exactly what 'make patches' would
@@ -86,12 +115,12 @@ kep::tree::unexported_work() {
   dirty=$(kep::tree::git status --porcelain --untracked-files=normal)
   if [[ -n "${dirty}" ]]; then
     echo "uncommitted changes:"
-    echo "${dirty}" | head -n 20
+    sed -n 1,20p <<<"${dirty}"
   fi
   synced=$(kep::tree::git rev-parse --verify -q "${SYNCED_REF}" || true)
   if [[ "$(kep::tree::git rev-parse HEAD)" != "${synced}" ]] && ! kep::tree::is_exported; then
     echo "commits that 'make patches' has not exported:"
-    kep::tree::git log --oneline "${synced:-$(kep::tree::base_commit)}..HEAD" | head -n 20
+    kep::tree::git log --oneline -n 20 "${synced:-$(kep::tree::base_commit)}..HEAD"
   fi
 }
 
@@ -140,7 +169,7 @@ kep::tree::ensure_checkout() {
 }
 
 # kep::tree::release_patches RELEASE prints the directory of the series of RELEASE.
-kep::tree::release_patches() { realpath -m "${RELEASES}/$1/$(kep::tree::release_var "$1" PATCHES_DIR)"; }
+kep::tree::release_patches() { echo "${RELEASES}/$1/patches"; }
 
 # kep::tree::release_var RELEASE NAME prints the setting NAME of releases/RELEASE.
 kep::tree::release_var() (
@@ -169,7 +198,7 @@ kep::tree::origin_commits() {
   local scratch=$1 dir=$2 ref=$3 origin tag parent f
   origin="${OUTPUT}/$(kep::tree::release_var "${PORT_FROM}" KUBE_TREE)"
   tag=$(kep::tree::release_var "${PORT_FROM}" BASE_TAG)
-  [[ -d "${origin}/.git" ]] || BASE="${PORT_FROM}" KEP_KUBE_ROOT= KEP_PATCHES= "${ROOT}/hack/checkout.sh"
+  [[ -d "${origin}/.git" ]] || BASE="${PORT_FROM}" KEP_KUBE_ROOT='' "${ROOT}/hack/checkout.sh"
   parent=$(git -C "${origin}" rev-parse "${tag}^{commit}")
   GIT_INDEX_FILE="${scratch}/origin-index" git -C "${origin}" read-tree "${parent}"
   for f in "${dir}"/[0-9][0-9][0-9][0-9]-*.patch; do
@@ -199,25 +228,63 @@ kep::tree::range_diff() {
     sed -E '/^ *[-0-9]+:/s/[0-9a-f]{12}|-{12}/-/g'
 }
 
-# kep::tree::touched_files prints the files that the patches given (default: all of
-# patches/) change and that exist in _output/kubernetes (a patch may delete
-# one), relative to the tree.
-kep::tree::touched_files() {
-  local -a files=("$@")
-  ((${#files[@]})) || mapfile -t files < <(kep::tree::patch_files)
-  ((${#files[@]})) || return 0
-  local f
-  (cd "${ROOT}" && go run ./cmd/series files "${files[@]}") | while IFS= read -r f; do
-    [[ ! -f "${KUBE_ROOT}/${f}" ]] || echo "${f}"
+# What the targets test and check is what the tree changes on its base,
+# whatever the series says: committed or not, exported or not.
+
+# kep::tree::changed_files ROOT FROM prints the files of the work tree of ROOT
+# that differ from the commit FROM, new files included and deleted ones left
+# out, relative to ROOT.
+kep::tree::changed_files() {
+  local root=$1 from=$2 files f
+  files=$(git -C "${root}" diff --name-only --no-renames "${from}" --) || return
+  files+=$'\n'$(git -C "${root}" ls-files --others --exclude-standard) || return
+  while IFS= read -r f; do
+    [[ -z "${f}" || ! -f "${root}/${f}" ]] || echo "${f}"
+  done <<<"${files}" | LC_ALL=C sort -u
+}
+
+# kep::tree::packages_of ROOT reads file names of ROOT on stdin and prints the Go
+# packages (./dir) they belong to: the directory of a .go file, or the one
+# that holds the testdata a file is in, if it has .go files in ROOT.
+kep::tree::packages_of() {
+  local root=$1 f dir
+  while IFS= read -r f; do
+    if [[ "/${f}" == */testdata/* ]]; then
+      dir=${f%%/testdata/*}
+      [[ "${f}" != testdata/* ]] || dir=.
+    elif [[ "${f}" == *.go ]]; then
+      dir=$(dirname "${f}")
+    else
+      continue
+    fi
+    echo "${dir}"
+  done | LC_ALL=C sort -u | while IFS= read -r dir; do
+    if compgen -G "${root}/${dir}/*.go" >/dev/null; then
+      echo "./${dir#./}"
+    fi
   done
 }
 
-# kep::tree::touched_packages prints the Go packages (./dir) that the patches given
-# (default: all of patches/) change and that exist in _output/kubernetes.
-kep::tree::touched_packages() {
-  local -a files=("$@")
-  ((${#files[@]})) || mapfile -t files < <(kep::tree::patch_files)
-  ((${#files[@]})) || return 0
-  (cd "${ROOT}" && go run ./cmd/series packages "${KUBE_ROOT}" "${files[@]}")
+# kep::tree::touched_files prints the files that _output/kubernetes changes on its
+# base (kep::tree::changed_files). It stops, saying why, when git fails or
+# the list is empty: nothing to test or check is an error, not a pass.
+kep::tree::touched_files() {
+  local files base
+  base=$(kep::tree::base_commit) || kep::log::error_exit "${TREE} has no ${BASE_TAG} tag. Move it away and run 'make checkout'."
+  files=$(kep::tree::changed_files "${KUBE_ROOT}" "${base}") ||
+    kep::log::error_exit "could not list what ${TREE} changes on ${BASE_TAG} (git diff --name-only ${BASE_TAG}, above)."
+  [[ -n "${files}" ]] ||
+    kep::log::error_exit "${TREE} changes nothing on ${BASE_TAG} (git diff --name-only ${BASE_TAG} is empty): nothing to test or check. 'make checkout' applies ${SERIES}/."
+  echo "${files}"
 }
 
+# kep::tree::touched_packages prints the Go packages (./dir) that _output/kubernetes
+# changes on its base, and stops, saying why, when there are none.
+kep::tree::touched_packages() {
+  local files pkgs
+  files=$(kep::tree::touched_files) || return
+  pkgs=$(kep::tree::packages_of "${KUBE_ROOT}" <<<"${files}") || return
+  [[ -n "${pkgs}" ]] ||
+    kep::log::error_exit "${TREE} changes no Go package on ${BASE_TAG} (git diff --name-only ${BASE_TAG} has no .go file): nothing to test. 'make checkout' applies ${SERIES}/."
+  echo "${pkgs}"
+}

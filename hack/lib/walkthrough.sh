@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for the walkthroughs of make run (hack/internal/walkthrough-*.sh): they print
 # each kubectl command the way a user would type it, then run it. Source it;
 # do not run it. KUBECTL is the kubectl to run.

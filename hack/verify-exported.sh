@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Checks that the series is exactly what 'make patches' writes for HEAD of
+# the tree, with no uncommitted work left there.
+set -euo pipefail
+# shellcheck source=hack/lib/init.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+
+kep::tree::ensure_checkout
+dirty=$(kep::tree::git status --porcelain --untracked-files=normal)
+if [[ -n "${dirty}" ]]; then
+  sed -n 1,20p <<<"${dirty}" >&2
+  kep::log::error_exit "exported: ${TREE} has uncommitted changes. Commit them there, then run 'make patches'."
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "${tmp}"' EXIT
+kep::tree::export_series "${tmp}/series"
+if ! diff -r "${tmp}/series" "${PATCHES}" >"${tmp}/diff" 2>&1; then
+  sed -n 1,40p "${tmp}/diff" >&2
+  kep::log::error_exit "exported: ${SERIES}/ differs from what 'make patches' writes for ${TREE}. Run 'make patches' and commit ${SERIES}/."
+fi

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Upstream's golangci-lint (hack/verify-golangci-lint.sh) with upstream's
+# configuration (hack/golangci.yaml), on the packages the tree changes on its
+# base, reporting only what the tree adds (--new-from-rev, as the script's
+# -r). golangci-lint and its logcheck and kube-api-linter plugins are built
+# from hack/tools. The configuration's "sorted" linter (feature gates in
+# order) is left out: its source is in upstream's hack/tools, which the
+# module zip of k8s.io/kubernetes lacks.
+set -euo pipefail
+# shellcheck source=hack/lib/init.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+
+kep::tree::ensure_checkout
+bin="${OUTPUT}/tools"
+mkdir -p "${bin}"
+if ! { go -C "${ROOT}/hack/tools" build -o "${bin}/golangci-lint" github.com/golangci/golangci-lint/v2/cmd/golangci-lint &&
+  go -C "${ROOT}/hack/tools" build -buildmode=plugin -o "${bin}/logcheck.so" sigs.k8s.io/logtools/logcheck/plugin &&
+  go -C "${ROOT}/hack/tools" build -buildmode=plugin -o "${bin}/kube-api-linter.so" sigs.k8s.io/kube-api-linter/pkg/plugin; }; then
+  kep::log::error_exit "golangci-lint: building it from hack/tools failed (above)."
+fi
+sed -e "s;path: _output/local/bin/;path: ${bin}/;" -e '/^    - sorted$/d' \
+  -e '/^      sorted:$/,/^      kubeapilinter:$/{/^      kubeapilinter:$/!d}' \
+  "${KUBE_ROOT}/hack/golangci.yaml" >"${bin}/golangci.yaml"
+targets=()
+kep::util::lines targets kep::tree::touched_packages
+# With -trimpath the packages that golangci-lint has go list compile for
+# their types do not depend on the tree's path, so a fresh clone gets them
+# from Go's cache (without it, 5 min here).
+(cd "${KUBE_ROOT}" && GOFLAGS="${GOFLAGS:+${GOFLAGS} }${TRIMPATH}" "${bin}/golangci-lint" run --config="${bin}/golangci.yaml" \
+  --new --new-from-rev="$(kep::tree::base_commit)" "${targets[@]}") ||
+  kep::log::error_exit "golangci-lint: fix what the tree adds (above) inside ${TREE} (upstream's hack/verify-golangci-lint.sh runs the same), and run 'make patches'."
