@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # Carries changes of a series to the series ported from it: 'make port
-# BASE=1.38' brings into releases/1.38/patches what changed in patches/,
-# the 1.37 series (PORT_FROM in releases/1.38/upstream.env), since the last
+# BASE=1.38' brings into releases/1.38/patches what changed in
+# releases/1.37/patches (PORT_FROM in releases/1.38/upstream.env) since the last
 # port.
 #
 # The ported series is its own record of how it was ported: every conflict
 # resolution and every deliberate difference (the gate's version, for
 # example) is in its commits. releases/BASE/ported-from names the origin
-# series it was ported from, as the git tree of that patches/ folder. For
+# series it was ported from, as the git tree of its patches/ folder. For
 # each patch k, the new commit is this series' commit k plus what changed
 # in the origin's commit k since the last port (git diff of the two, applied
 # with git apply --3way), so a fix to the origin lands in the ported series
 # unless it touches lines where the two bases differ. Then the merge
 # conflicts, nothing is written, and the script says which patch and files
-# to port by hand (see README.md).
+# to port by hand (see docs/development.md).
 # The origin must keep its patches; adding or removing one is ported by hand.
 #
 # On success it writes releases/BASE/patches, releases/BASE/ported-from and

@@ -95,7 +95,7 @@ kep::tree::foreign_authors() {
   done
 }
 
-# kep::tree::is_exported succeeds when patches/ is exactly what 'make patches' would
+# kep::tree::is_exported succeeds when the series is exactly what 'make patches' would
 # write for HEAD of _output/kubernetes.
 kep::tree::is_exported() {
   local tmp rc=0
@@ -106,9 +106,9 @@ kep::tree::is_exported() {
   return "${rc}"
 }
 
-# kep::tree::unexported_work prints what in _output/kubernetes is not in patches/:
+# kep::tree::unexported_work prints what in _output/kubernetes is not in the series:
 # uncommitted edits, and commits that 'make patches' has not written. HEAD at
-# the last apply or export (SYNCED_REF) holds nothing new even when patches/
+# the last apply or export (SYNCED_REF) holds nothing new even when the series
 # has changed since, for example after a 'git pull'.
 kep::tree::unexported_work() {
   local dirty synced
@@ -141,9 +141,9 @@ kep::tree::am_in_progress_error() {
 }
 
 # kep::tree::ensure_checkout makes sure _output/kubernetes exists, creating it from
-# patches/ when it is missing, and otherwise leaves it as it is: the targets
+# the series when it is missing, and otherwise leaves it as it is: the targets
 # test and build the tree you are working on. It says so in one line when the
-# tree and patches/ differ. Only 'make checkout' rebuilds an existing tree.
+# tree and the series differ. Only 'make checkout' rebuilds an existing tree.
 kep::tree::ensure_checkout() {
   if [[ ! -d "${KUBE_ROOT}/.git" ]]; then
     "${ROOT}/hack/checkout.sh"
