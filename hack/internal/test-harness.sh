@@ -176,7 +176,7 @@ git -C "${s}" reset -q --hard "${synced_head}"
 git -C "${s}" update-ref "${SYNCED_REF}" HEAD
 check "export refuses to drop a patch the tree never had" eval '! export_patches && said "never had"'
 check "and keeps it" test "$(count_patches)" -eq $((n + 1))
-check "export drops it with KEP_FORCE=1" env KEP_FORCE=1 "${ROOT}/hack/export-patches.sh"
+check "export drops it with KEP_FORCE=1" eval 'KEP_FORCE=1 export_patches'
 check "and only it" test "$(count_patches)" -eq "${n}"
 
 # The last patch stops applying: it repeats the change of the one before.
