@@ -25,7 +25,7 @@ kep::golang::test_flags 30m
 kep::tree::ensure_checkout
 
 kep::log::status "project tests"
-(cd "${ROOT}" && go test ./...)
+kep::util::timed "project tests" go -C "${ROOT}" test ./...
 
 if [[ -n "${WHAT:-}" ]]; then
   read -ra pkgs <<<"${WHAT}"
@@ -38,9 +38,9 @@ fi
 # The harness checks build a scratch tree of their own, and the 1.38 base
 # for the port.
 if [[ "${BASE}" == "${DEFAULT_BASE}" ]]; then
-  "${ROOT}/hack/internal/test-harness.sh"
+  kep::util::timed "the harness's self-test" "${ROOT}/hack/internal/test-harness.sh"
 fi
-kep::golang::test_units
-"${ROOT}/hack/test-differential.sh"
-"${ROOT}/hack/test-integration.sh"
-"${ROOT}/hack/test-e2e.sh"
+kep::util::timed "upstream's unit tests" kep::golang::test_units
+kep::util::timed "the differential test" "${ROOT}/hack/test-differential.sh"
+kep::util::timed "the integration tests" "${ROOT}/hack/test-integration.sh"
+kep::util::timed "the black-box tests" "${ROOT}/hack/test-e2e.sh"

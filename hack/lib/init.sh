@@ -68,6 +68,15 @@ kep::util::lines() {
   [[ -z "${text}" ]] || mapfile -t kep_lines <<<"${text}"
 }
 
+# kep::util::timed NAME CMD... runs CMD and logs how long it took, so that a
+# slow part shows in the CI log (docs/ci.md says where the time goes).
+kep::util::timed() {
+  local name=$1 start=${SECONDS}
+  shift
+  "$@" || return
+  kep::log::status "${name} took $((SECONDS - start))s"
+}
+
 # kep::util::poll SECONDS [--while CHECK] CMD... runs CMD every half second, its output
 # discarded, until it succeeds. It returns 1 once SECONDS have passed, and 2
 # as soon as the command CHECK fails: what CMD waits for has died.
