@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The upstream tree of a base and its series: the tree's git repository,
 # worktrees, the export of its commits as the series, a git am session, the
-# ports between bases, and what the series touches. hack/lib/init.sh sources
+# ports between bases, and what the tree changes. hack/lib/init.sh sources
 # it.
 
 kep::tree::git() { git -C "${KUBE_ROOT}" "$@"; }
