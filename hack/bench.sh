@@ -74,7 +74,7 @@ start=${SECONDS}
 kep::log::status "bench: ValidatePodUpdate and Pod Security, ${rounds} rounds of ${benchtime}"
 interleaved "${rounds}" "${VALIDATION_PKG}" '^BenchmarkKEP(ValidatePodUpdate|IsSignificantPodUpdate)$' -test.benchtime "${benchtime}"
 kep::log::status "bench: the probe loop, ${rounds} rounds of ${benchtime}"
-interleaved "${rounds}" "${PROBER_PKG}" '^BenchmarkKEPDoProbe$' -test.benchtime "${benchtime}"
+interleaved "${rounds}" "${PROBER_PKG}" '^BenchmarkKEP(DoProbe|PodUpdateLabelOnly)$' -test.benchtime "${benchtime}"
 kep::log::status "bench: prober, ${prober_rounds} rounds"
 interleaved "${prober_rounds}" "${PROBER_PKG}" '^BenchmarkKEP(AddPodNoChange|RapidUpdates)$'
 kep::log::status "bench: done in $((SECONDS - start))s"

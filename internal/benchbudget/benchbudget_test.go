@@ -6,17 +6,40 @@ import (
 	"testing"
 )
 
-func bench(offNs, offAllocs, onImage, onProbe, significant, addAllocs, goroutines, doProbeNs, doProbeAllocs float64) string {
+// samples are the values of one run of the benchmarks.
+type samples struct {
+	offNs, offAllocs, onImage, onProbe, significant, addAllocs, goroutines float64
+	doProbeNs, doProbeAllocs                                               float64
+	// labelNs and labelAllocs are the label-only Pod update's, gate off then on.
+	labelNs, labelAllocs [2]float64
+}
+
+// baseSamples are the base tree's.
+var baseSamples = samples{
+	offNs: 1000, offAllocs: 10, significant: 1, goroutines: 3, doProbeNs: 1000, doProbeAllocs: 5,
+	labelNs: [2]float64{1000, 1000}, labelAllocs: [2]float64{30, 30},
+}
+
+// withinBudget are a patched tree's that keep every budget.
+var withinBudget = samples{
+	offNs: 1010, offAllocs: 10, onImage: 1000, onProbe: 1090, significant: 20, goroutines: 8, doProbeNs: 1000, doProbeAllocs: 5,
+	labelNs: [2]float64{1040, 1000}, labelAllocs: [2]float64{30, 0},
+}
+
+func bench(s samples) string {
 	var b strings.Builder
 	for _, update := range []string{"image", "probe"} {
-		fmt.Fprintf(&b, "BenchmarkKEPValidatePodUpdate/gate=off/update=%s-2   1000  9 ns/op  %g cpu-ns/op  100 B/op  %g allocs/op\n", update, offNs, offAllocs)
+		fmt.Fprintf(&b, "BenchmarkKEPValidatePodUpdate/gate=off/update=%s-2   1000  9 ns/op  %g cpu-ns/op  100 B/op  %g allocs/op\n", update, s.offNs, s.offAllocs)
 	}
-	fmt.Fprintf(&b, "BenchmarkKEPValidatePodUpdate/gate=on/update=image-2   1000  9 ns/op  %g cpu-ns/op  100 B/op  1 allocs/op\n", onImage)
-	fmt.Fprintf(&b, "BenchmarkKEPValidatePodUpdate/gate=on/update=probe-2   1000  9 ns/op  %g cpu-ns/op  100 B/op  1 allocs/op\n", onProbe)
-	fmt.Fprintf(&b, "BenchmarkKEPIsSignificantPodUpdate-2   1000  9 ns/op  %g cpu-ns/op  0 B/op  0 allocs/op\n", significant)
-	fmt.Fprintf(&b, "BenchmarkKEPAddPodNoChange-2   1000  50 ns/op  0 B/op  %g allocs/op\n", addAllocs)
-	fmt.Fprintf(&b, "BenchmarkKEPRapidUpdates-2   10  5000 ns/op  %g goroutines  3 workers\n", goroutines)
-	fmt.Fprintf(&b, "BenchmarkKEPDoProbe-2   1000  9 ns/op  %g cpu-ns/op  100 B/op  %g allocs/op\n", doProbeNs, doProbeAllocs)
+	fmt.Fprintf(&b, "BenchmarkKEPValidatePodUpdate/gate=on/update=image-2   1000  9 ns/op  %g cpu-ns/op  100 B/op  1 allocs/op\n", s.onImage)
+	fmt.Fprintf(&b, "BenchmarkKEPValidatePodUpdate/gate=on/update=probe-2   1000  9 ns/op  %g cpu-ns/op  100 B/op  1 allocs/op\n", s.onProbe)
+	fmt.Fprintf(&b, "BenchmarkKEPIsSignificantPodUpdate-2   1000  9 ns/op  %g cpu-ns/op  0 B/op  0 allocs/op\n", s.significant)
+	fmt.Fprintf(&b, "BenchmarkKEPAddPodNoChange-2   1000  50 ns/op  0 B/op  %g allocs/op\n", s.addAllocs)
+	fmt.Fprintf(&b, "BenchmarkKEPRapidUpdates-2   10  5000 ns/op  %g goroutines  3 workers\n", s.goroutines)
+	fmt.Fprintf(&b, "BenchmarkKEPDoProbe-2   1000  9 ns/op  %g cpu-ns/op  100 B/op  %g allocs/op\n", s.doProbeNs, s.doProbeAllocs)
+	for i, gate := range []string{"off", "on"} {
+		fmt.Fprintf(&b, "BenchmarkKEPPodUpdateLabelOnly/gate=%s-2   1000  9 ns/op  %g cpu-ns/op  100 B/op  %g allocs/op\n", gate, s.labelNs[i], s.labelAllocs[i])
+	}
 	return b.String()
 }
 
@@ -48,42 +71,52 @@ func broken(res []Result) []string {
 }
 
 func TestCheck(t *testing.T) {
-	base := bench(1000, 10, 0, 0, 1, 0, 3, 1000, 5)
+	base := bench(baseSamples)
 	for _, tc := range []struct {
-		name    string
-		patched string
-		broken  []string
+		name   string
+		change func(s *samples)
+		broken []string
 	}{
-		{"within", bench(1010, 10, 1000, 1090, 20, 0, 8, 1000, 5), nil},
-		{"gate off slower", bench(1050, 10, 1000, 1000, 20, 0, 3, 1000, 5), []string{
+		{"within", func(*samples) {}, nil},
+		{"gate off slower", func(s *samples) { s.offNs = 1050 }, []string{
 			"ValidatePodUpdate, gate off, image update: patched/base CPU time ≤ 1.02: 2.9% over 1.02",
 			"ValidatePodUpdate, gate off, probe update: patched/base CPU time ≤ 1.02: 2.9% over 1.02",
 		}},
-		{"gate off allocates", bench(1000, 11, 1000, 1000, 20, 0, 3, 1000, 5), []string{
+		{"gate off allocates", func(s *samples) { s.offAllocs = 11 }, []string{
 			"ValidatePodUpdate, gate off, image update: patched allocs/op = base: +1 allocs/op",
 			"ValidatePodUpdate, gate off, probe update: patched allocs/op = base: +1 allocs/op",
 		}},
-		{"probe update slower", bench(1000, 10, 1000, 1210, 20, 0, 3, 1000, 5), []string{
+		{"probe update slower", func(s *samples) { s.onProbe = 1210 }, []string{
 			"ValidatePodUpdate, gate on, patched: probe-only/image-only update CPU time ≤ 1.10: 10.0% over 1.10",
 		}},
-		{"Pod Security's check slower", bench(1000, 10, 1000, 1000, 60, 0, 3, 1000, 5), []string{
-			"Pod Security, patched: isSignificantPodUpdate of a label update/ValidatePodUpdate of an image update CPU time ≤ 0.05: 20.0% over 0.05",
+		{"Pod Security's check slower", func(s *samples) { s.significant = 60 }, []string{
+			"Pod Security, patched: isSignificantPodUpdate of a label update/ValidatePodUpdate of an image update CPU time ≤ 0.05: 18.8% over 0.05",
 		}},
-		{"AddPod allocates", bench(1000, 10, 1000, 1000, 20, 2, 3, 1000, 5), []string{
+		{"AddPod allocates", func(s *samples) { s.addAllocs = 2 }, []string{
 			"prober AddPod, no change, 10 containers x 3 probes: patched allocs/op ≤ base: +2 allocs/op",
 		}},
-		{"goroutines", bench(1000, 10, 1000, 1000, 20, 0, 1003, 1000, 5), []string{
+		{"goroutines", func(s *samples) { s.goroutines = 1003 }, []string{
 			"prober, 1,000 rapid updates against blocked probes: goroutines ≤ 8: 995 goroutines over",
 		}},
-		{"doProbe slower", bench(1000, 10, 1000, 1000, 20, 0, 3, 1210, 5), []string{
-			"prober doProbe, gate off: patched/base CPU time ≤ 1.10: 10.0% over 1.10",
+		{"doProbe slower", func(s *samples) { s.doProbeNs = 1060 }, []string{
+			"prober doProbe, gate off: patched/base CPU time ≤ 1.05: 1.0% over 1.05",
 		}},
-		{"doProbe allocates", bench(1000, 10, 1000, 1000, 20, 0, 3, 1000, 6), []string{
+		{"doProbe allocates", func(s *samples) { s.doProbeAllocs = 6 }, []string{
 			"prober doProbe, gate off: patched allocs/op = base: +1 allocs/op",
+		}},
+		{"label-only update slower", func(s *samples) { s.labelNs = [2]float64{1060, 1060} }, []string{
+			"prober label-only Pod update, gate off: patched/base CPU time ≤ 1.05: 1.0% over 1.05",
+			"prober label-only Pod update, gate on: patched/base CPU time ≤ 1.05: 1.0% over 1.05",
+		}},
+		{"label-only update allocates", func(s *samples) { s.labelAllocs = [2]float64{29, 31} }, []string{
+			"prober label-only Pod update, gate off: patched allocs/op = base: -1 allocs/op",
+			"prober label-only Pod update, gate on: patched allocs/op ≤ base: +1 allocs/op",
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := broken(check(t, base, tc.patched))
+			patched := withinBudget
+			tc.change(&patched)
+			got := broken(check(t, base, bench(patched)))
 			if strings.Join(got, "\n") != strings.Join(tc.broken, "\n") {
 				t.Errorf("broken budgets:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.broken, "\n"))
 			}

@@ -127,11 +127,13 @@ func TestKubeletRestartGateFlip(t *testing.T) {
 	}
 }
 
-// TestProbeChangeEventBudget changes the three probes of a container ten
-// times, then makes its liveness probe fail: the kubelet records one
-// ContainerProbeChanged event per update, and the Killing event of the
-// restart that follows is still recorded. The kubelet's recorder drops a
-// Pod's events after 25 of a type (then allows one every five minutes).
+// TestProbeChangeEventBudget changes the probes of a Pod's two containers 30
+// times in a row, then makes a liveness probe fail: the kubelet records at
+// most three ContainerProbeChanged events at once (it folds later changes into
+// one event every five minutes), so the Killing event of the restart that
+// follows, and the Started event of the new container, are still recorded.
+// The kubelet's recorder drops a Pod's events of a type after 25 (then allows
+// one every five minutes); one event per update would have used it up.
 func TestProbeChangeEventBudget(t *testing.T) {
 	if !kubeletGate() {
 		t.Skip("the kubelet runs with MutableContainerProbes off")
@@ -141,43 +143,56 @@ func TestProbeChangeEventBudget(t *testing.T) {
 	c.StartupProbe = httpProbe("/startz", port)
 	c.ReadinessProbe = httpProbe("/readyz", port)
 	c.LivenessProbe = httpProbe("/livez", port)
-	f.create(newPod("budget", c))
-	f.waitFor("budget", "app Ready", func(p *v1.Pod) bool { return ready(p, app) })
+	second := targetContainer("second", port+1)
+	second.ReadinessProbe = httpProbe("/readyz", port+1)
+	f.create(newPod("budget", c, second))
+	f.waitFor("budget", "app and second Ready", func(p *v1.Pod) bool { return ready(p, app) && ready(p, "second") })
+	id := containerID(f.get("budget"), app)
 
-	const updates = 10
+	const updates = 30
 	for i := 1; i <= updates; i++ {
-		f.patch("budget", fmt.Sprintf(`{"spec":{"containers":[{"name":"app",`+
-			`"startupProbe":{"httpGet":{"path":"/startz?n=%d"}},"readinessProbe":{"httpGet":{"path":"/readyz?n=%d"}},"livenessProbe":{"httpGet":{"path":"/livez?n=%d"}}}]}}`, i, i, i))
+		f.patch("budget", fmt.Sprintf(`{"spec":{"containers":[`+
+			`{"name":"app","startupProbe":{"httpGet":{"path":"/startz?n=%d"}},"readinessProbe":{"httpGet":{"path":"/readyz?n=%d"}},"livenessProbe":{"httpGet":{"path":"/livez?n=%d"}}},`+
+			`{"name":"second","readinessProbe":{"periodSeconds":%d}}]}}`, i, i, i, 10+i))
 		f.waitApplied("budget")
 	}
-	want := `Startup probe updated, readiness probe updated and liveness probe updated for container "app"`
-	var count int32
-	err := wait.PollUntilContextTimeout(f.ctx, 200*time.Millisecond, eventually, true, func(ctx context.Context) (bool, error) {
-		events, err := f.client.CoreV1().Events(f.ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=budget,reason=ContainerProbeChanged"})
+	want := `Startup probe updated, readiness probe updated and liveness probe updated for container "app"; readiness probe updated for container "second"`
+	events := func(reason string) []v1.Event {
+		list, err := f.client.CoreV1().Events(f.ns).List(f.ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=budget,reason=" + reason})
 		if err != nil {
-			return false, err
+			t.Fatal(err)
 		}
-		count = 0
-		for _, e := range events.Items {
-			if e.Message != want {
-				return false, fmt.Errorf("event %q, want %q", e.Message, want)
-			}
-			count += e.Count
+		return list.Items
+	}
+	var count int32
+	for _, e := range events("ContainerProbeChanged") {
+		if e.Message != want {
+			t.Errorf("ContainerProbeChanged event %q, want %q", e.Message, want)
 		}
-		return count >= updates, nil
-	})
-	if err != nil || count != updates {
-		t.Fatalf("ContainerProbeChanged events: %d, want one per update (%d): %v", count, updates, err)
+		count += e.Count
+	}
+	if count != 3 {
+		t.Errorf("%d ContainerProbeChanged events for %d updates, want 3: the rest are folded into the next one", count, updates)
 	}
 
 	if _, err := f.app("budget", port, "POST", "mode", map[string]string{"livez": "fail"}); err != nil {
 		t.Fatal(err)
 	}
-	err = wait.PollUntilContextTimeout(f.ctx, 500*time.Millisecond, eventually, true, func(ctx context.Context) (bool, error) {
-		events, err := f.client.CoreV1().Events(f.ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=budget,reason=Killing"})
-		return err == nil && len(events.Items) > 0, err
+	f.waitFor("budget", "app restarted", func(p *v1.Pod) bool { return restarts(p, app) > 0 && containerID(p, app) != id })
+	err := wait.PollUntilContextTimeout(f.ctx, 500*time.Millisecond, eventually, true, func(ctx context.Context) (bool, error) {
+		// The app container's events, counted: Killing once, Started for its first
+		// container and for the new one.
+		count := func(reason string) (n int32) {
+			for _, e := range events(reason) {
+				if e.InvolvedObject.FieldPath == "spec.containers{app}" {
+					n += e.Count
+				}
+			}
+			return n
+		}
+		return count("Killing") >= 1 && count("Started") >= 2, nil
 	})
 	if err != nil {
-		t.Fatalf("no Killing event after the liveness probe failed: %v\n%s", err, describe(f.get("budget")))
+		t.Fatalf("no Killing and Started events for the liveness restart: %v\n%s", err, describe(f.get("budget")))
 	}
 }
