@@ -4,7 +4,7 @@
 SHELL := /usr/bin/env bash
 WHAT ?=
 
-.PHONY: all checkout patches port test test-e2e test-integration test-node test-docs test-upstream-e2e measure-node test-series test-differential test-fuzz bench verify update-generated build install-plugin run node-up node-down clean help
+.PHONY: all checkout patches port test test-e2e test-integration test-node test-docs test-upstream-e2e measure-node test-series test-differential test-fuzz bench verify update-generated build install-plugin release-plugin run node-up node-down clean help
 
 all: test
 
@@ -51,6 +51,7 @@ help: ## Show the targets and the settings.
 #- KEP_VERIFY_UPSTREAM     make verify: 0 skips upstream's verify scripts and generated files
 #- KEP_VERIFY_PROTOBUF     make verify, make update-generated: 0 skips generated.proto (needs protoc)
 #- KEP_VERIFY_OPENAPI_SPEC make verify, make update-generated: 0 skips api/openapi-spec and api/discovery
+#- KEP_RELEASE_URL         make release-plugin: where the archives will be downloaded from, which the krew manifest names (required)
 #- KEP_PATCHES_FORCE       make patches: 1 writes the series even if it drops patches the tree never had, or is empty
 
 checkout: ## Rebuild _output/kubernetes: upstream base plus the series, patches/ (BASE=1.38: _output/kubernetes-1.38).
@@ -104,9 +105,13 @@ update-generated: ## Regenerate upstream's generated files (API docs, OpenAPI, a
 build: ## Build kube-apiserver, kubelet and kubectl from the patched tree, and the kubectl plugin kubectl-probe, into _output/bin.
 	@WHAT="$(WHAT)" hack/build.sh
 
-install-plugin: ## Install the kubectl plugin, kubectl-probe, with go install into go env GOBIN (default ~/go/bin), which must be on PATH for kubectl probe.
+install-plugin: ## Install the kubectl plugin, kubectl-probe, with go install into go env GOBIN (default ~/go/bin), which must be on PATH for kubectl probe, and its completion, kubectl_complete-probe, beside it.
 	@go install ./cmd/kubectl-probe
-	@gobin=$$(go env GOBIN); printf '+++ installed %s/kubectl-probe; kubectl probe --help says what it does\n' "$${gobin:-$$(go env GOPATH)/bin}"
+	@gobin=$$(go env GOBIN); gobin=$${gobin:-$$(go env GOPATH)/bin}; install -m 0755 cmd/kubectl-probe/kubectl_complete-probe "$$gobin/"; \
+	printf '+++ installed %s/kubectl-probe and kubectl_complete-probe; kubectl probe --help says what it does\n' "$$gobin"
+
+release-plugin: ## Build the kubectl plugin's release archives that its krew manifest (cmd/kubectl-probe/krew.yaml) names, and the manifest to publish, into _output/release (KEP_RELEASE_URL=).
+	@hack/release-plugin.sh
 
 run: ## Start a real single-node cluster with MutableContainerProbes on, walk through changing the probes of a running container, and stay up until Ctrl-C.
 	@hack/run.sh

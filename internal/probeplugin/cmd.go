@@ -227,7 +227,7 @@ func (o *changeOptions) run(cmd *cobra.Command, args []string, ch change) error 
 		r.waiter = &waiter{client: client, timeout: o.waitTimeout, margin: readinessMargin}
 	}
 	err = r.run(ctx, t)
-	if len(t.workloads) > 0 && dryRun == "" {
+	if dryRun == "" && r.changed() {
 		for _, w := range t.workloads {
 			fmt.Fprintf(o.ErrOut, "%s: its Pod template is unchanged; Pods that replace these get the template's probes\n", w)
 		}

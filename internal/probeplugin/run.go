@@ -70,6 +70,14 @@ type runner struct {
 	in          io.Reader
 	out, errOut io.Writer
 	mu          sync.Mutex // serialises writes to out and errOut
+
+	// runs are the Pods of the last run.
+	runs []*podRun
+}
+
+// changed says whether the last run changed a Pod.
+func (r *runner) changed() bool {
+	return slices.ContainsFunc(r.runs, func(pr *podRun) bool { return pr.result == resultChanged })
 }
 
 // precheckWorkers is how many Pods the pre-check checks at once, at least.
@@ -78,6 +86,7 @@ const precheckWorkers = 10
 // run changes the Pods of t. It returns errReported when it printed why
 // it failed.
 func (r *runner) run(ctx context.Context, t *targets) error {
+	r.runs = nil
 	var runs []*podRun
 	for _, s := range t.skipped {
 		runs = append(runs, &podRun{pod: s.pod, result: resultSkipped, reason: s.reason})
@@ -86,6 +95,7 @@ func (r *runner) run(ctx context.Context, t *targets) error {
 	for _, pod := range t.pods {
 		pr := &podRun{pod: pod}
 		runs = append(runs, pr)
+		r.runs = append(r.runs, pr)
 		active = append(active, pr)
 	}
 	defer func() { r.printResults(runs) }()
@@ -270,7 +280,7 @@ func (r *runner) precheck(ctx context.Context, pr *podRun) {
 		if got.notTried == "" && !got.ok {
 			pr.result = resultFailed
 			pr.cause = cause{
-				text: fmt.Sprintf("the new %s probe of container %q fails now: %s %s", t, container, describeHandler(probe), got.answer),
+				text: fmt.Sprintf("the new %s probe of container %q fails now: %s: %s", t, container, describeHandler(probe), got.answer),
 				hint: "--skip-check stores it anyway",
 			}
 			return
@@ -382,7 +392,7 @@ func (r *runner) printPrecheck(active []*podRun) {
 			if len(checked) > 1 {
 				on = " on " + pods(g.passed)
 			}
-			fmt.Fprintf(r.errOut, "pre-check: the new %s probe succeeds%s: %s %s\n", g.t, on, g.handler, g.answer)
+			fmt.Fprintf(r.errOut, "pre-check: the new %s probe succeeds%s: %s: %s\n", g.t, on, g.handler, g.answer)
 		}
 		for why, n := range g.notTried {
 			fmt.Fprintf(r.errOut, "pre-check: the new %s probe was not tried on %s: %s\n", g.t, pods(n), why)

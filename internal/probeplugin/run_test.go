@@ -226,7 +226,7 @@ func TestPrecheckTriesNewProbes(t *testing.T) {
 		t.Errorf("err = %v, want it reported", err)
 	}
 	want := "error: the pre-check refused 2 of 3 Pods; no Pod was changed:\n" +
-		`- pod/a, pod/b: the new readiness probe of container "app" fails now: http-get http://:8080/missing answered 404 Not Found` + "\n" +
+		`- pod/a, pod/b: the new readiness probe of container "app" fails now: http-get http://:8080/missing: answered 404 Not Found` + "\n" +
 		"  hint: --skip-check stores it anyway\n"
 	if diff := cmp.Diff(want, errOut.String()); diff != "" {
 		t.Errorf("printed (-want +got):\n%s", diff)
@@ -258,7 +258,7 @@ func TestPrecheckSays(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "pre-check: the API server accepts the change to 3 Pods (server dry run)\n" +
-		"pre-check: the new readiness probe succeeds on 1 Pod: http-get http://:8080/missing answered 200 OK\n" +
+		"pre-check: the new readiness probe succeeds on 1 Pod: http-get http://:8080/missing: answered 200 OK\n" +
 		"pre-check: the new readiness probe was not tried on 1 Pod: the container is not running\n" +
 		`pre-check: the new probe was not tried: you may not get pods/proxy in namespace "ns"; the readiness wait still checks a readiness probe` + "\n"
 	if diff := cmp.Diff(want, errOut.String()); diff != "" {
