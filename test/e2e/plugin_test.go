@@ -331,32 +331,42 @@ func TestPlugin(t *testing.T) {
 		newNamespace(t, c, "revision", nil)
 		labels := map[string]string{"app": "db"}
 		// The StatefulSet's template moved to a newer revision; db-0 was
-		// created from the older one, and OnDelete leaves it so.
-		newer := appSpec()
-		newer.Containers[0].LivenessProbe.TimeoutSeconds = 5
+		// created from the older one, and OnDelete leaves it so. The
+		// revisions hold the templates as the API server defaulted them.
 		ss, err := c.client.AppsV1().StatefulSets("revision").Create(ctx, &appsv1.StatefulSet{
 			ObjectMeta: metav1.ObjectMeta{Name: "db"},
 			Spec: appsv1.StatefulSetSpec{
 				Replicas:       ptr.To[int32](1),
+				ServiceName:    "db",
 				Selector:       &metav1.LabelSelector{MatchLabels: labels},
-				Template:       v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: newer},
+				Template:       v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: appSpec()},
 				UpdateStrategy: appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType},
 			},
 		}, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, spec := range []v1.PodSpec{appSpec(), newer} {
-			template, err := json.Marshal(map[string]any{"spec": map[string]any{"template": map[string]any{
-				"metadata": map[string]any{"labels": labels}, "spec": spec, "$patch": "replace",
-			}}})
+		templates := []v1.PodTemplateSpec{ss.Spec.Template}
+		ss.Spec.Template.Spec.Containers[0].LivenessProbe.TimeoutSeconds = 5
+		if ss, err = c.client.AppsV1().StatefulSets("revision").Update(ctx, ss, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		templates = append(templates, ss.Spec.Template)
+		for i, template := range templates {
+			var fields map[string]any
+			raw, _ := json.Marshal(template)
+			if err := json.Unmarshal(raw, &fields); err != nil {
+				t.Fatal(err)
+			}
+			fields["$patch"] = "replace"
+			data, err := json.Marshal(map[string]any{"spec": map[string]any{"template": fields}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if _, err := c.client.AppsV1().ControllerRevisions("revision").Create(ctx, &appsv1.ControllerRevision{
 				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("db-r%d", i+1), Labels: map[string]string{"controller-revision-hash": fmt.Sprintf("r%d", i+1)},
 					OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db", UID: ss.UID, Controller: ptr.To(true)}}},
-				Data:     runtime.RawExtension{Raw: template},
+				Data:     runtime.RawExtension{Raw: data},
 				Revision: int64(i + 1),
 			}, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
@@ -450,7 +460,7 @@ func TestPlugin(t *testing.T) {
 		// and b and c are not started.
 		start := time.Now()
 		failProbe(t, c, kc, []string{
-			"pod/a: the new readiness probe failed: container \"app\" is not Ready any more; its last Unhealthy event, ",
+			"error: pod/a: changed, but the new readiness probe failed: container \"app\" is not Ready any more; its last Unhealthy event, ",
 			"ago: Readiness probe failed: HTTP probe failed with statuscode: 404\n",
 			"to undo it: kubectl patch pod a -n wait -p '",
 			"done (0): none", "failed (1): pod/a", "not started, left as they are (2): pod/b pod/c",
