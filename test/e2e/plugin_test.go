@@ -201,7 +201,7 @@ func TestPlugin(t *testing.T) {
 
 		// The field manager, kubectl-probe unless --field-manager says.
 		set("--liveness", "--period-seconds=30", "--field-manager=oncall")
-		set("--liveness", "--period-seconds=40")
+		set("--readiness", "--period-seconds=40")
 		var managers []string
 		for _, m := range c.pod(t, "set", "web").ManagedFields {
 			managers = append(managers, m.Manager)
@@ -346,7 +346,7 @@ func TestPlugin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		templates := []v1.PodTemplateSpec{ss.Spec.Template}
+		templates := []v1.PodTemplateSpec{*ss.Spec.Template.DeepCopy()}
 		ss.Spec.Template.Spec.Containers[0].LivenessProbe.TimeoutSeconds = 5
 		if ss, err = c.client.AppsV1().StatefulSets("revision").Update(ctx, ss, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
