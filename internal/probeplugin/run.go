@@ -86,7 +86,6 @@ const precheckWorkers = 10
 // run changes the Pods of t. It returns errReported when it printed why
 // it failed.
 func (r *runner) run(ctx context.Context, t *targets) error {
-	r.runs = nil
 	var runs []*podRun
 	for _, s := range t.skipped {
 		runs = append(runs, &podRun{pod: s.pod, result: resultSkipped, reason: s.reason})
@@ -95,9 +94,9 @@ func (r *runner) run(ctx context.Context, t *targets) error {
 	for _, pod := range t.pods {
 		pr := &podRun{pod: pod}
 		runs = append(runs, pr)
-		r.runs = append(r.runs, pr)
 		active = append(active, pr)
 	}
+	r.runs = runs
 	defer func() { r.printResults(runs) }()
 	for _, pr := range runs {
 		if pr.result == resultSkipped {
@@ -161,22 +160,24 @@ func (r *runner) run(ctx context.Context, t *targets) error {
 		}
 		return true
 	})
-	if failed := stoppedAt.Load(); failed != nil {
-		var done, rest []string
+	if first := stoppedAt.Load(); first != nil {
+		var done, failed, rest []string
 		for _, pr := range todo {
 			switch pr.result {
 			case resultChanged:
 				done = append(done, "pod/"+pr.pod.Name)
+			case resultFailed:
+				failed = append(failed, "pod/"+pr.pod.Name)
 			case "":
-				pr.result, pr.reason = resultSkipped, "not changed: the run stopped at pod/"+failed.pod.Name
+				pr.result, pr.reason = resultSkipped, "not changed: the run stopped at pod/"+first.pod.Name
 				rest = append(rest, "pod/"+pr.pod.Name)
 			}
 		}
 		if len(todo) == 1 {
 			return errReported
 		}
-		return fmt.Errorf("stopped at the first Pod that failed\ndone (%d): %s\nfailed (1): pod/%s\nnot started, left as they are (%d): %s",
-			len(done), list(done), failed.pod.Name, len(rest), list(rest))
+		return fmt.Errorf("stopped at the first Pod that failed\ndone (%d): %s\nfailed (%d): %s\nnot started, left as they are (%d): %s",
+			len(done), list(done), len(failed), list(failed), len(rest), list(rest))
 	}
 	for _, pr := range runs {
 		if pr.result == resultChanged || pr.result == resultUnchanged {
