@@ -435,7 +435,7 @@ func (r *runner) printRestores(active []*podRun) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, what := range order {
-		fmt.Fprintf(r.errOut, "restore: %s gets back %s\n", strings.Join(names[what], ", "), what)
+		fmt.Fprintf(r.errOut, "restore: puts back on %s %s\n", strings.Join(names[what], ", "), what)
 	}
 }
 

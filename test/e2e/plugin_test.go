@@ -253,7 +253,7 @@ func TestPlugin(t *testing.T) {
 		if dry, real := patches(); dry != 1 || real != 1 {
 			t.Errorf("restore sent %d dry runs and %d patches, want 1 each", dry, real)
 		}
-		want := `restore: pod/api gets back the liveness probe of container "app": http-get http://:8080/healthz delay=0s timeout=1s period=10s #success=1 #failure=3 (the Pod has no template to compare it with)`
+		want := `restore: puts back on pod/api the liveness probe of container "app": http-get http://:8080/healthz delay=0s timeout=1s period=10s #success=1 #failure=3 (the Pod has no template to compare it with)`
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("restore does not show what it puts back, %q:\n%s", want, r)
 		}
@@ -313,7 +313,7 @@ func TestPlugin(t *testing.T) {
 		// --from-template puts back the template's probe, and drops the
 		// planted one.
 		r := mustProbe(t, c, kc, "restore", "-n", "planted", "web-a", "--liveness", "--from-template")
-		if !strings.Contains(r.stderr, `restore: pod/web-a gets back the liveness probe of container "app": http-get http://:8080/healthz delay=0s timeout=1s period=10s #success=1 #failure=3 (the template's)`) {
+		if !strings.Contains(r.stderr, `restore: puts back on pod/web-a the liveness probe of container "app": http-get http://:8080/healthz delay=0s timeout=1s period=10s #success=1 #failure=3 (the template's)`) {
 			t.Errorf("restore --from-template does not show what it puts back:\n%s", r)
 		}
 		pod := c.pod(t, "planted", "web-a")

@@ -434,7 +434,13 @@ func TestPluginStatefulSetPodRecreated(t *testing.T) {
 		if err := f.client.CoreV1().Pods(f.ns).Delete(f.ctx, "db-1", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
 			t.Fatal(err)
 		}
-		f.waitFor("db-1", "db-1 recreated", func(p *v1.Pod) bool { return p.UID != before })
+		err := wait.PollUntilContextTimeout(f.ctx, 100*time.Millisecond, eventually, true, func(ctx context.Context) (bool, error) {
+			p, err := f.client.CoreV1().Pods(f.ns).Get(ctx, "db-1", metav1.GetOptions{})
+			return err == nil && p.UID != before, nil
+		})
+		if err != nil {
+			t.Fatalf("db-1 was not recreated: %v", err)
+		}
 	}
 	err = cmd.Wait()
 	printed := strings.Join(lines, "\n") + "\n" + out.String()
