@@ -234,6 +234,41 @@ func TestPluginReadinessAcrossDeployment(t *testing.T) {
 	}
 }
 
+// TestPluginTriesEachHandler: the check tries each kind of handler against
+// the Pod as the kubelet would run it: tcpSocket and grpc through a
+// port-forward, exec through exec (httpGet, through the Pod proxy, is tried
+// by the other tests), and refuses the ones that fail now.
+func TestPluginTriesEachHandler(t *testing.T) {
+	f := pluginTest(t)
+	c := targetContainer(app, port)
+	c.Args = append(c.Args, "-grpc-listen", ":9090")
+	c.ReadinessProbe = httpProbe("/readyz", port)
+	f.create(newPod("web", c))
+	f.waitFor("web", "app Ready", func(p *v1.Pod) bool { return ready(p, app) })
+	for _, tc := range []struct {
+		args []string
+		// want is what the command says; it fails unless ok.
+		want string
+		ok   bool
+	}{
+		{[]string{"--open-tcp=8080"}, "pre-check: the new liveness probe succeeds: tcp-socket :8080: connected", true},
+		{[]string{"--open-tcp=8081"}, `error: pod/web: the new liveness probe of container "app" fails now: tcp-socket :8081: connection refused`, false},
+		{[]string{"--grpc-port=9090"}, "pre-check: the new liveness probe succeeds: grpc :9090: answered SERVING", true},
+		{[]string{"--grpc-port=8081"}, `error: pod/web: the new liveness probe of container "app" fails now: grpc :8081: connection refused`, false},
+		{[]string{"--", "cat", "/state/app/starts"}, "pre-check: the new liveness probe succeeds: exec [cat /state/app/starts]: exited with 0", true},
+		{[]string{"--", "cat", "/missing"}, `error: pod/web: the new liveness probe of container "app" fails now: exec [cat /missing]: exited with 1: cat: can't open '/missing'`, false},
+	} {
+		generation := f.get("web").Generation
+		out, err := f.kubectlProbe(append([]string{"set", "web", "--liveness"}, tc.args...)...)
+		if (err == nil) != tc.ok || !strings.Contains(out, tc.want) {
+			t.Errorf("kubectl probe set web --liveness %s (%v), want it to say %q:\n%s", strings.Join(tc.args, " "), err, tc.want, out)
+		}
+		if changed := f.get("web").Generation != generation; changed != tc.ok {
+			t.Errorf("kubectl probe set web --liveness %s: the Pod changed: %v, want %v", strings.Join(tc.args, " "), changed, tc.ok)
+		}
+	}
+}
+
 // TestPluginRollout works on a Deployment in the middle of a rollout:
 // restore after a rollout (nothing kept on the new Pod: unchanged), restore
 // --from-template (each Pod from its own revision), and a terminating Pod
