@@ -85,9 +85,10 @@ update-generated: ## Regenerate upstream's generated files (API docs, OpenAPI, a
 build: ## Build kube-apiserver, kubelet and kubectl from the patched tree, and the kubectl plugin kubectl-probe, into _output/bin.
 	@WHAT="$(WHAT)" hack/build.sh
 
-install-plugin: ## Install the kubectl plugin, kubectl-probe, with go install into go env GOBIN (default ~/go/bin), which must be on PATH for kubectl probe.
+install-plugin: ## Install the kubectl plugin, kubectl-probe, with go install into go env GOBIN (default ~/go/bin), which must be on PATH for kubectl probe, and its completion, kubectl_complete-probe, beside it.
 	@go install ./cmd/kubectl-probe
-	@gobin=$$(go env GOBIN); printf '+++ installed %s/kubectl-probe; kubectl probe --help says what it does\n' "$${gobin:-$$(go env GOPATH)/bin}"
+	@gobin=$$(go env GOBIN); gobin=$${gobin:-$$(go env GOPATH)/bin}; install -m 0755 cmd/kubectl-probe/kubectl_complete-probe "$$gobin/"; \
+	printf '+++ installed %s/kubectl-probe and kubectl_complete-probe; kubectl probe --help says what it does\n' "$$gobin"
 
 run: ## Start a real single-node cluster with MutableContainerProbes on, walk through changing the probes of a running container, and stay up until Ctrl-C.
 	@hack/run.sh

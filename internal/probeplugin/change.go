@@ -3,6 +3,7 @@ package probeplugin
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -16,6 +17,9 @@ import (
 //
 // One annotation for all containers, because a key made of a container name
 // and a probe type could exceed the 63 characters a key's name may have.
+//
+// Anyone who may patch the Pod may write it, so restore does not take it on
+// trust: see restoreChange.
 const keptAnnotation = "probes.kep-6318.example/disabled"
 
 // keptProbes is the content of keptAnnotation.
@@ -58,9 +62,10 @@ func (kept keptProbes) write(pod *v1.Pod) error {
 
 // change is what a command does to the probes of one container of a Pod.
 // It edits pod, a copy, in place, and leaves it as it is when the Pod
-// already is as asked. c points into pod.
+// already is as asked. c points into pod. template is the template the Pod
+// was created from, nil when it has none or it is not known.
 type change interface {
-	apply(pod *v1.Pod, c *v1.Container) error
+	apply(pod *v1.Pod, c *v1.Container, template *podTemplate) error
 }
 
 // settings are the fields of a probe that kubectl probe set changes; nil
@@ -80,7 +85,7 @@ type setChange struct {
 	settings
 }
 
-func (s setChange) apply(_ *v1.Pod, c *v1.Container) error {
+func (s setChange) apply(_ *v1.Pod, c *v1.Container, _ *podTemplate) error {
 	for _, t := range s.types {
 		field := t.of(c)
 		probe := *field
@@ -119,7 +124,7 @@ type removeChange struct {
 	types []probeType
 }
 
-func (r removeChange) apply(_ *v1.Pod, c *v1.Container) error {
+func (r removeChange) apply(_ *v1.Pod, c *v1.Container, _ *podTemplate) error {
 	for _, t := range r.types {
 		*t.of(c) = nil
 	}
@@ -127,22 +132,26 @@ func (r removeChange) apply(_ *v1.Pod, c *v1.Container) error {
 }
 
 // disableChange removes probes and keeps a copy of each in keptAnnotation.
+// It never replaces a copy kept already: that would lose the probe that an
+// earlier disable removed.
 type disableChange struct {
 	types []probeType
 }
 
-func (d disableChange) apply(pod *v1.Pod, c *v1.Container) error {
+func (d disableChange) apply(pod *v1.Pod, c *v1.Container, _ *podTemplate) error {
 	kept, err := readKept(pod)
 	if err != nil {
 		return err
 	}
 	for _, t := range d.types {
 		field := t.of(c)
-		if *field == nil {
-			if kept[c.Name][t] != nil {
-				continue // disabled already
-			}
+		switch {
+		case *field == nil && kept[c.Name][t] != nil:
+			continue // disabled already
+		case *field == nil:
 			return fmt.Errorf("container %q has no %s probe to disable", c.Name, t)
+		case kept[c.Name][t] != nil:
+			return fmt.Errorf("container %q keeps a %s probe that an earlier disable removed, and has another one set since: disabling it would lose one of them; put the kept one back (restore --force) or remove this one (set --remove)", c.Name, t)
 		}
 		if kept[c.Name] == nil {
 			kept[c.Name] = map[probeType]*v1.Probe{}
@@ -154,29 +163,146 @@ func (d disableChange) apply(pod *v1.Pod, c *v1.Container) error {
 }
 
 // restoreChange puts back the probes that disable kept, and drops them
-// from keptAnnotation. Unless force is set, it refuses to replace a probe
-// that was set after disable removed it.
+// from keptAnnotation; with fromTemplate, it puts back the probes of the
+// template the Pod was created from instead.
+//
+// Whoever may patch the Pod may write keptAnnotation, so a kept probe is
+// put back only when it is the template's, or, for a Pod without a
+// template, when it runs no command: unless force is set, restore refuses
+// an exec probe that no template vouches for, and any probe that differs
+// from the template's. It also refuses to replace a probe set after
+// disable removed the kept one.
 type restoreChange struct {
-	types []probeType
-	force bool
+	types        []probeType
+	force        bool
+	fromTemplate bool
 }
 
-func (r restoreChange) apply(pod *v1.Pod, c *v1.Container) error {
+func (r restoreChange) apply(pod *v1.Pod, c *v1.Container, template *podTemplate) error {
 	kept, err := readKept(pod)
 	if err != nil {
 		return err
 	}
 	for _, t := range r.types {
+		field := t.of(c)
+		var inTemplate *v1.Probe
+		if template != nil {
+			inTemplate = *t.of(template.container(c.Name))
+		}
+		if r.fromTemplate {
+			if template == nil {
+				return fmt.Errorf("has no controller whose template it was created from: there is no template to restore from")
+			}
+			*field = inTemplate.DeepCopy()
+			delete(kept[c.Name], t)
+			continue
+		}
 		probe := kept[c.Name][t]
 		if probe == nil {
-			return fmt.Errorf("container %q has no %s probe kept by kubectl probe disable; there is nothing to restore", c.Name, t)
+			// A Pod that a rollout created after disable has nothing
+			// kept, and the template's probe.
+			if template != nil && apiequality.Semantic.DeepEqual(*field, inTemplate) {
+				continue
+			}
+			return fmt.Errorf("container %q has no %s probe kept by kubectl probe disable; there is nothing to restore (--from-template puts back its template's)", c.Name, t)
 		}
-		field := t.of(c)
-		if *field != nil && !r.force && !apiequality.Semantic.DeepEqual(*field, probe) {
-			return fmt.Errorf("container %q has a %s probe again, set after kubectl probe disable kept the old one; --force replaces it with the kept one", c.Name, t)
+		if !r.force {
+			switch {
+			case template != nil && !apiequality.Semantic.DeepEqual(probe, inTemplate):
+				return fmt.Errorf("the %s probe kept for container %q is not the one of the template of %s, and anyone who may patch the Pod may have written it: kept %s, template %s; --force puts the kept one back, --from-template the template's",
+					t, c.Name, template.name, describeProbe(probe), describeProbe(inTemplate))
+			case template == nil && probe.Exec != nil:
+				return fmt.Errorf("the %s probe kept for container %q runs a command, %s, and anyone who may patch the Pod may have written it; with no template to compare it with, only --force puts it back",
+					t, c.Name, describeHandler(probe))
+			case *field != nil && !apiequality.Semantic.DeepEqual(*field, probe):
+				return fmt.Errorf("container %q has a %s probe again, set after kubectl probe disable kept the old one; --force replaces it with the kept one", c.Name, t)
+			}
 		}
 		*field = probe
 		delete(kept[c.Name], t)
 	}
 	return kept.write(pod)
+}
+
+// undoChange puts back the probes of a container, and keptAnnotation, as
+// they were on original: it undoes a change that failed.
+type undoChange struct {
+	original *v1.Pod
+}
+
+func (u undoChange) apply(pod *v1.Pod, c *v1.Container, _ *podTemplate) error {
+	was, _, err := findContainer(u.original, c.Name)
+	if err != nil {
+		return err
+	}
+	for _, t := range probeTypes {
+		*t.of(c) = (*t.of(was)).DeepCopy()
+	}
+	if value, ok := u.original.Annotations[keptAnnotation]; ok {
+		if pod.Annotations == nil {
+			pod.Annotations = map[string]string{}
+		}
+		pod.Annotations[keptAnnotation] = value
+	} else {
+		delete(pod.Annotations, keptAnnotation)
+	}
+	return nil
+}
+
+// modify returns a copy of pod with the change made to its container (see
+// chooseContainer), and the name of that container. It returns the copy
+// equal to pod when the Pod is as asked already.
+func modify(pod *v1.Pod, container string, ch change, template *podTemplate) (*v1.Pod, string, error) {
+	modified := pod.DeepCopy()
+	c, _, err := chooseContainer(modified, container)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := ch.apply(modified, c, template); err != nil {
+		return nil, "", err
+	}
+	return modified, c.Name, nil
+}
+
+// probesOf returns the liveness, readiness and startup probe of a Pod's
+// container, in the order of probeTypes.
+func probesOf(pod *v1.Pod, container string) map[probeType]*v1.Probe {
+	c, _, err := findContainer(pod, container)
+	if err != nil {
+		return nil
+	}
+	probes := map[probeType]*v1.Probe{}
+	for _, t := range probeTypes {
+		probes[t] = *t.of(c)
+	}
+	return probes
+}
+
+// changedProbes lists the probe types of the container whose probe differs
+// between before and after.
+func changedProbes(before, after *v1.Pod, container string) []probeType {
+	b, a := probesOf(before, container), probesOf(after, container)
+	var changed []probeType
+	for _, t := range probeTypes {
+		if !apiequality.Semantic.DeepEqual(b[t], a[t]) {
+			changed = append(changed, t)
+		}
+	}
+	return changed
+}
+
+// joinTypes lists probe types for a message: "liveness and readiness".
+func joinTypes(types []probeType) string {
+	var names []string
+	for _, t := range types {
+		names = append(names, string(t))
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+func equalProbes(a, b *v1.Probe) bool {
+	return apiequality.Semantic.DeepEqual(a, b)
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,8 +17,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 )
 
 // Execute runs kubectl probe with args and returns its exit status.
@@ -62,9 +63,16 @@ The API server must have the MutableContainerProbes feature gate on
 patch, conditioned on the Pod's resourceVersion; the Pods' controllers and
 their templates are not changed.
 
-TARGET is a Pod's name, pod/NAME, or a workload (deployment/NAME,
-statefulset/NAME, daemonset/NAME, replicaset/NAME, job/NAME), which stands for
-the Pods it controls now; or select Pods with -l SELECTOR instead.`,
+TARGET is a Pod's name, pod/NAME, or a workload (` + strings.Join(workloadArgs(), ", ") + `),
+which stands for the Pods it controls now; or select Pods with -l SELECTOR
+instead. Pods that are terminating or have finished are skipped.
+
+Before it changes any Pod, a command checks every one: the API server
+validates each change without storing it (a server dry run), and a new
+liveness or readiness probe is tried against its Pod. After each change,
+it waits until the Pod's kubelet reports that it applied it, and after a
+readiness change until the new probe itself has passed, before it changes
+the next Pod.`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl probe",
 		},
@@ -73,12 +81,14 @@ the Pods it controls now; or select Pods with -l SELECTOR instead.`,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
 	configFlags.AddFlags(cmd.PersistentFlags())
+	f := cmdutil.NewFactory(configFlags)
 	cmd.AddCommand(
-		newCmdShow(configFlags, streams),
-		newCmdSet(configFlags, streams),
-		newCmdDisable(configFlags, streams),
-		newCmdRestore(configFlags, streams),
+		newCmdShow(f, configFlags, streams),
+		newCmdSet(f, configFlags, streams),
+		newCmdDisable(f, configFlags, streams),
+		newCmdRestore(f, configFlags, streams),
 	)
+	registerCompletions(f, cmd)
 	return cmd
 }
 
@@ -88,61 +98,70 @@ type targetFlags struct {
 	container string
 }
 
-func (f *targetFlags) add(cmd *cobra.Command, containerUsage string) {
-	cmd.Flags().StringVarP(&f.selector, "selector", "l", "", "Select Pods by label selector instead of naming TARGETs.")
-	cmd.Flags().StringVarP(&f.container, "container", "c", "", containerUsage)
+func (t *targetFlags) add(cmd *cobra.Command, containerUsage string) {
+	cmdutil.AddLabelSelectorFlagVar(cmd, &t.selector)
+	cmd.Flags().StringVarP(&t.container, "container", "c", "", containerUsage)
 }
 
-// clients returns a client and the namespace to work in.
-func clients(configFlags *genericclioptions.ConfigFlags) (kubernetes.Interface, string, error) {
-	namespace, _, err := configFlags.ToRawKubeConfigLoader().Namespace()
+// clients returns a client, the REST configuration and the namespace to
+// work in.
+func clients(f cmdutil.Factory) (kubernetes.Interface, *rest.Config, string, error) {
+	namespace, _, err := f.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
-	config, err := configFlags.ToRESTConfig()
+	config, err := f.ToRESTConfig()
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	client, err := kubernetes.NewForConfig(config)
-	return client, namespace, err
+	return client, config, namespace, err
 }
 
 // changeOptions are what set, disable and restore share.
 type changeOptions struct {
+	factory     cmdutil.Factory
 	configFlags *genericclioptions.ConfigFlags
-	printFlags  *genericclioptions.PrintFlags
 	genericiooptions.IOStreams
 	targetFlags
 
 	liveness, readiness, startup bool
-	dryRun                       string
 	maxInFlight                  int
 	wait                         bool
-	timeout                      time.Duration
+	waitTimeout                  time.Duration
+	skipCheck                    bool
+	undoOnFailure                bool
+	yes                          bool
+	fieldManager                 string
+	output                       string
 
 	// operation is what the command did to a Pod, as printed: "probes set".
 	operation string
 }
 
-func newChangeOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, operation string) *changeOptions {
-	return &changeOptions{
-		configFlags: configFlags,
-		printFlags:  genericclioptions.NewPrintFlags(""),
-		IOStreams:   streams,
-		operation:   operation,
-	}
+func newChangeOptions(f cmdutil.Factory, configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, operation string) *changeOptions {
+	return &changeOptions{factory: f, configFlags: configFlags, IOStreams: streams, operation: operation}
 }
 
+// defaultWaitTimeout is how long --wait waits for each Pod by default.
+const defaultWaitTimeout = 5 * time.Minute
+
 func (o *changeOptions) addFlags(cmd *cobra.Command) {
-	o.targetFlags.add(cmd, "The container whose probes change. Without it: the Pod's only container that can have probes, or the one that the annotation kubectl.kubernetes.io/default-container names.")
+	o.targetFlags.add(cmd, "The container whose probes change. Without it: the Pod's only container that can have probes, or the one that the annotation kubectl.kubernetes.io/default-container names; unlike kubectl exec, never the first of several.")
 	cmd.Flags().BoolVar(&o.liveness, "liveness", false, "Change the liveness probe.")
 	cmd.Flags().BoolVar(&o.readiness, "readiness", false, "Change the readiness probe.")
 	cmd.Flags().BoolVar(&o.startup, "startup", false, "Change the startup probe.")
-	cmd.Flags().StringVar(&o.dryRun, "dry-run", string(dryRunNone), `Must be "none", "server", or "client". With client, only print what would change; with server, send the changes to be validated but not stored.`)
+	cmdutil.AddDryRunFlag(cmd)
 	cmd.Flags().IntVar(&o.maxInFlight, "max-in-flight", 1, "How many Pods to change at a time.")
-	cmd.Flags().BoolVar(&o.wait, "wait", true, "After changing a readiness probe, wait for the Pod to be Ready before going on with the next Pod.")
-	cmd.Flags().DurationVar(&o.timeout, "timeout", 5*time.Minute, "How long --wait waits for one Pod to be Ready; 0 waits as long as it takes.")
-	o.printFlags.AddFlags(cmd)
+	cmd.Flags().BoolVar(&o.wait, "wait", true, "After each change, wait until the Pod's kubelet reports that it applied it, and after a readiness change until the new probe passed, before changing the next Pod.")
+	cmd.Flags().DurationVar(&o.waitTimeout, "wait-timeout", defaultWaitTimeout, "How long --wait waits for each Pod; 0 waits as long as it takes.")
+	cmd.Flags().DurationVar(&o.waitTimeout, "timeout", defaultWaitTimeout, "How long --wait waits for each Pod.")
+	cmdutil.CheckErr(cmd.Flags().MarkDeprecated("timeout", "use --wait-timeout instead"))
+	cmd.Flags().BoolVar(&o.skipCheck, "skip-check", false, "Store a new liveness or readiness probe without trying it against the Pod first.")
+	cmd.Flags().BoolVar(&o.undoOnFailure, "undo-on-failure", false, "When a Pod fails after its change was stored (its new readiness probe fails), put its probes back as they were.")
+	cmd.Flags().BoolVarP(&o.yes, "yes", "y", false, "Go on without asking after warnings (removing a readiness probe, or the startup probe of a container that has not started).")
+	cmdutil.AddFieldManagerFlagVar(cmd, &o.fieldManager, "kubectl-probe")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "Output format: name, or json or yaml for a List of the result for each Pod.")
 }
 
 // types returns the probe types that the flags choose.
@@ -163,30 +182,20 @@ func (o *changeOptions) types() ([]probeType, error) {
 }
 
 // run makes the change to the Pods that args and the flags name.
-func (o *changeOptions) run(ctx context.Context, args []string, c change) error {
-	mode := dryRun(o.dryRun)
-	suffix := ""
-	switch mode {
-	case dryRunNone:
-	case dryRunClient:
-		suffix = " (dry run)"
-	case dryRunServer:
-		suffix = " (server dry run)"
-	default:
-		return fmt.Errorf(`--dry-run=%s: must be "none", "server", or "client"`, o.dryRun)
+func (o *changeOptions) run(cmd *cobra.Command, args []string, ch change) error {
+	strategy, err := cmdutil.GetDryRunStrategy(cmd)
+	if err != nil {
+		return err
 	}
-	if o.maxInFlight < 1 {
+	dryRun := map[cmdutil.DryRunStrategy]string{cmdutil.DryRunNone: "", cmdutil.DryRunClient: "client", cmdutil.DryRunServer: "server"}[strategy]
+	switch {
+	case o.maxInFlight < 1:
 		return fmt.Errorf("--max-in-flight=%d: must be at least 1", o.maxInFlight)
+	case o.output != "" && o.output != "name" && o.output != "json" && o.output != "yaml":
+		return fmt.Errorf("-o %s: must be name, json or yaml", o.output)
 	}
-	printChanged, err := o.printer(o.operation + suffix)
-	if err != nil {
-		return err
-	}
-	printUnchanged, err := o.printer("unchanged" + suffix)
-	if err != nil {
-		return err
-	}
-	client, namespace, err := clients(o.configFlags)
+	ctx := cmd.Context()
+	client, config, namespace, err := clients(o.factory)
 	if err != nil {
 		return err
 	}
@@ -194,18 +203,31 @@ func (o *changeOptions) run(ctx context.Context, args []string, c change) error 
 	if err != nil {
 		return err
 	}
-	r := &rollout{
-		patcher:        &patcher{client: client, change: c, container: o.container, dryRun: mode},
-		maxInFlight:    o.maxInFlight,
-		wait:           o.wait && o.readiness && mode == dryRunNone,
-		timeout:        o.timeout,
-		printChanged:   printChanged,
-		printUnchanged: printUnchanged,
-		out:            o.Out,
-		errOut:         o.ErrOut,
+	r := &runner{
+		patcher:       &patcher{client: client, fieldManager: o.fieldManager},
+		change:        ch,
+		container:     o.container,
+		dryRun:        dryRun,
+		maxInFlight:   o.maxInFlight,
+		undoOnFailure: o.undoOnFailure,
+		yes:           o.yes,
+		output:        o.output,
+		operation:     o.operation,
+		in:            o.In,
+		out:           o.Out,
+		errOut:        o.ErrOut,
 	}
-	changedPods, err := r.run(ctx, t.pods)
-	if changedPods > 0 {
+	if _, ok := ch.(restoreChange); ok {
+		r.templates = newTemplates(client)
+	}
+	if !o.skipCheck {
+		r.prober = &clientProber{client: client, config: config, access: newAccess(client)}
+	}
+	if o.wait && dryRun == "" {
+		r.waiter = &waiter{client: client, timeout: o.waitTimeout, margin: readinessMargin}
+	}
+	err = r.run(ctx, t)
+	if dryRun == "" && r.changed() {
 		for _, w := range t.workloads {
 			fmt.Fprintf(o.ErrOut, "%s: its Pod template is unchanged; Pods that replace these get the template's probes\n", w)
 		}
@@ -213,20 +235,13 @@ func (o *changeOptions) run(ctx context.Context, args []string, c change) error 
 	return err
 }
 
-// printer returns the printer of -o, which names the operation when it
-// prints names.
-func (o *changeOptions) printer(operation string) (printers.ResourcePrinter, error) {
-	o.printFlags.NamePrintFlags.Operation = operation
-	p, err := o.printFlags.ToPrinter()
-	if err != nil {
-		return nil, err
-	}
-	// A type setter of its own: PrintFlags' one wraps only its last printer.
-	return printers.NewTypeSetter(scheme.Scheme).ToPrinter(p), nil
-}
+// readinessMargin is added to a readiness probe's failure window (see
+// waiter): the time for the kubelet to publish the container's Ready
+// state, and for it to reach kubectl probe.
+const readinessMargin = 5 * time.Second
 
-func newCmdSet(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := newChangeOptions(configFlags, streams, "probes set")
+func newCmdSet(f cmdutil.Factory, configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := newChangeOptions(f, configFlags, streams, "probes set")
 	var (
 		getURL, openTCP                                                  string
 		grpcPort                                                         int32
@@ -243,21 +258,25 @@ absent is added, and then needs a handler: --get-url, --open-tcp, --grpc-port
 or a command after --. A new handler replaces the probe's old one. --remove
 removes the probes.
 
-Several Pods change one at a time (--max-in-flight), and after a readiness
-change each Pod must be Ready again before the next one changes (--wait).
-The command stops at the first Pod that fails, and leaves the Pods after it
-as they are.`,
+Before any Pod changes, each one's change passes a server dry run, and a new
+liveness or readiness probe is tried against its Pod (--skip-check not to);
+a Pod that fails either stops the command before the first change. Then the
+Pods change one at a time (--max-in-flight), and each change is confirmed
+(--wait): the kubelet reports that it applied it, and a new readiness probe
+passed. The command stops at the first Pod that fails, and leaves the Pods
+after it as they are.`,
 		Example: `  # Relax the liveness probe of the Pod api
   kubectl probe set api --liveness --timeout-seconds=10 --failure-threshold=6
 
   # Move the readiness probe of every Pod of a Deployment to /readyz, one Pod at a time
-  kubectl probe set deployment/controller --readiness --get-url=http://:8080/readyz
+  kubectl probe set deployment/controller --readiness --get-url=http://:8080/readyz --undo-on-failure
 
   # Give the sidecar "proxy" a startup probe that runs a command
   kubectl probe set pod/web -c proxy --startup --failure-threshold=30 -- cat /tmp/started
 
   # Remove the liveness probe of the Pods labelled app=api, 50 at a time
   kubectl probe set -l app=api --liveness --remove --max-in-flight=50`,
+		ValidArgsFunction: targetCompletion(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			types, err := o.types()
 			if err != nil {
@@ -316,12 +335,12 @@ as they are.`,
 					return errors.New("--remove removes the probes: give it without a handler or fields")
 				}
 				o.operation = "probes removed"
-				return o.run(cmd.Context(), args, removeChange{types: types})
+				return o.run(cmd, args, removeChange{types: types})
 			}
 			if !given && s.handler == nil {
 				return errors.New("nothing to change: give a handler (--get-url, --open-tcp, --grpc-port or -- COMMAND), a field such as --timeout-seconds, or --remove")
 			}
-			return o.run(cmd.Context(), args, setChange{types: types, settings: s})
+			return o.run(cmd, args, setChange{types: types, settings: s})
 		},
 	}
 	o.addFlags(cmd)
@@ -337,50 +356,68 @@ as they are.`,
 	return cmd
 }
 
-func newCmdDisable(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := newChangeOptions(configFlags, streams, "probes disabled")
+func newCmdDisable(f cmdutil.Factory, configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := newChangeOptions(f, configFlags, streams, "probes disabled")
 	cmd := &cobra.Command{
 		Use:   "disable (TARGET... | -l SELECTOR) (--liveness | --readiness | --startup)... [-c CONTAINER]",
 		Short: "Remove probes of running Pods and keep them for restore",
 		Long: `Remove probes of running Pods and keep a copy of each on the Pod, in the
 annotation ` + keptAnnotation + `, in the same request.
-kubectl probe restore puts them back.`,
+kubectl probe restore puts them back. It never replaces a copy kept already.
+
+Removing a readiness probe makes the container count as Ready, so its Pod
+joins its Services' endpoints; removing the startup probe of a container
+that has not started starts its liveness probe at once. The command warns
+of both, and goes on only with --yes or when you confirm on a terminal.`,
 		Example: `  # Stop the liveness restarts of the Pod api while you inspect it
   kubectl probe disable api --liveness`,
+		ValidArgsFunction: targetCompletion(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			types, err := o.types()
 			if err != nil {
 				return err
 			}
-			return o.run(cmd.Context(), args, disableChange{types: types})
+			return o.run(cmd, args, disableChange{types: types})
 		},
 	}
 	o.addFlags(cmd)
 	return cmd
 }
 
-func newCmdRestore(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := newChangeOptions(configFlags, streams, "probes restored")
-	var force bool
+func newCmdRestore(f cmdutil.Factory, configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := newChangeOptions(f, configFlags, streams, "probes restored")
+	var force, fromTemplate bool
 	cmd := &cobra.Command{
-		Use:   "restore (TARGET... | -l SELECTOR) (--liveness | --readiness | --startup)... [-c CONTAINER] [--force]",
-		Short: "Put back probes that kubectl probe disable kept",
+		Use:   "restore (TARGET... | -l SELECTOR) (--liveness | --readiness | --startup)... [-c CONTAINER] [--from-template] [--force]",
+		Short: "Put back probes that kubectl probe disable kept, or the template's",
 		Long: `Put back the probes that kubectl probe disable removed, and drop them from
-the annotation ` + keptAnnotation + `, in the same request.
+the annotation ` + keptAnnotation + `, in the same request; with
+--from-template, put back the probes of the template the Pod was created from
+(its ReplicaSet's, or its StatefulSet's or DaemonSet's revision, or its Job's).
 
-It refuses when no probe was kept, and when the container has that probe
-again, set after disable removed it, unless --force.`,
+Anyone who may patch a Pod may write the annotation, so restore checks what
+it puts back, shows it, and refuses, unless --force:
+  - a kept probe that differs from the template the Pod was created from;
+  - a kept exec probe of a Pod without such a template;
+  - a probe set after disable removed the kept one.
+A Pod with nothing kept whose probes are the template's, such as one that a
+rollout created after disable, is unchanged.`,
 		Example: `  # Put the liveness probe of the Pod api back
-  kubectl probe restore api --liveness`,
+  kubectl probe restore api --liveness
+
+  # Put the template's probes back on every Pod of a Deployment, also after a rollout
+  kubectl probe restore deployment/web --liveness --readiness --from-template`,
+		ValidArgsFunction: targetCompletion(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			types, err := o.types()
 			if err != nil {
 				return err
 			}
-			return o.run(cmd.Context(), args, restoreChange{types: types, force: force})
+			return o.run(cmd, args, restoreChange{types: types, force: force, fromTemplate: fromTemplate})
 		},
 	}
 	o.addFlags(cmd)
-	cmd.Flags().BoolVar(&force, "force", false, "Replace a probe that was set after disable removed it with the kept one.")
+	cmd.Flags().BoolVar(&force, "force", false, "Put back a kept probe that restore would refuse: one that differs from the template, an exec probe that no template vouches for, or one over a probe set after disable.")
+	cmd.Flags().BoolVar(&fromTemplate, "from-template", false, "Put back the probes of the template that the Pod was created from, rather than the kept ones.")
 	return cmd
 }

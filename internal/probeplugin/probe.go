@@ -5,6 +5,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -57,6 +58,20 @@ func describeHandler(p *v1.Probe) string {
 	default:
 		return "<no handler>"
 	}
+}
+
+// describeProbe says what a probe asks and when, in kubectl describe's words:
+// http-get http://:8080/healthz delay=0s timeout=1s period=10s #success=1 #failure=3.
+func describeProbe(p *v1.Probe) string {
+	if p == nil {
+		return "<none>"
+	}
+	return fmt.Sprintf("%s delay=%s timeout=%s period=%s #success=%d #failure=%d", describeHandler(p),
+		seconds(p.InitialDelaySeconds), seconds(p.TimeoutSeconds), seconds(p.PeriodSeconds), p.SuccessThreshold, p.FailureThreshold)
+}
+
+func seconds(s int32) string {
+	return (time.Duration(s) * time.Second).String()
 }
 
 // parseGetURL reads the --get-url flag, scheme://[host]:port[/path], into

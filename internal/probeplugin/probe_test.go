@@ -54,3 +54,16 @@ func TestDescribeHandler(t *testing.T) {
 		}
 	}
 }
+
+func TestDescribeProbe(t *testing.T) {
+	p := &v1.Probe{
+		ProbeHandler:        v1.ProbeHandler{TCPSocket: &v1.TCPSocketAction{Port: intstr.FromInt32(5432)}},
+		InitialDelaySeconds: 5, TimeoutSeconds: 1, PeriodSeconds: 90, SuccessThreshold: 1, FailureThreshold: 3,
+	}
+	if got, want := describeProbe(p), "tcp-socket :5432 delay=5s timeout=1s period=1m30s #success=1 #failure=3"; got != want {
+		t.Errorf("describeProbe = %q, want %q", got, want)
+	}
+	if got := describeProbe(nil); got != "<none>" {
+		t.Errorf("describeProbe(nil) = %q", got)
+	}
+}

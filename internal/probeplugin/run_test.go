@@ -3,213 +3,428 @@ package probeplugin
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/cli-runtime/pkg/printers"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/kubernetes/scheme"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 )
 
-// pods returns Pods named like webPod's, with the given names.
-func pods(names ...string) []*v1.Pod {
+// namedPods returns Pods like webPod, with the given names.
+func namedPods(names ...string) []*v1.Pod {
 	var out []*v1.Pod
 	for _, n := range names {
 		p := webPod()
-		p.Name = n
+		p.Name, p.UID = n, types.UID("uid-"+n)
 		out = append(out, p)
 	}
 	return out
 }
 
-func newRollout(client *fake.Clientset, maxInFlight int) (*rollout, *bytes.Buffer, *bytes.Buffer) {
-	var out, errOut bytes.Buffer
-	return &rollout{
-		patcher:        &patcher{client: client, change: setChange{types: []probeType{liveness}, settings: settings{timeoutSeconds: ptr.To[int32](10)}}, dryRun: dryRunNone},
-		maxInFlight:    maxInFlight,
-		printChanged:   printers.NewTypeSetter(scheme.Scheme).ToPrinter(&printers.NamePrinter{Operation: "probes set"}),
-		printUnchanged: printers.NewTypeSetter(scheme.Scheme).ToPrinter(&printers.NamePrinter{Operation: "unchanged"}),
-		out:            &out,
-		errOut:         &errOut,
-	}, &out, &errOut
+// cluster is a fake API server with the Pods, which records the patches
+// it gets: dry runs and real ones apart. refuse, when set, answers a
+// patch with an error instead.
+type cluster struct {
+	*fake.Clientset
+	mu      sync.Mutex
+	dryRuns []string
+	patches []string
+	refuse  func(name string, dryRun bool) error
 }
 
-// The rollout stops at the first Pod that fails: the Pods after it are not
-// sent, and the error says which Pods were done, failed and not started.
-func TestRolloutStopsAtFirstFailure(t *testing.T) {
-	all := pods("a", "b", "c", "d")
-	objects := []runtime.Object{}
-	for _, p := range all {
+func newCluster(pods ...*v1.Pod) *cluster {
+	var objects []runtime.Object
+	for _, p := range pods {
 		objects = append(objects, p)
 	}
-	client := fake.NewClientset(objects...)
-	var patched []string
-	client.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
-		name := action.(k8stesting.PatchAction).GetName()
-		patched = append(patched, name)
-		if name == "b" {
-			return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, name, errors.New("violates PodSecurity \"baseline:latest\": probe or lifecycle host"))
+	c := &cluster{Clientset: fake.NewClientset(objects...)}
+	c.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		patch := action.(k8stesting.PatchActionImpl)
+		dryRun := len(patch.PatchOptions.DryRun) > 0
+		c.mu.Lock()
+		if dryRun {
+			c.dryRuns = append(c.dryRuns, patch.Name)
+		} else {
+			c.patches = append(c.patches, patch.Name)
+		}
+		refuse := c.refuse
+		c.mu.Unlock()
+		if refuse != nil {
+			if err := refuse(patch.Name, dryRun); err != nil {
+				return true, nil, err
+			}
+		}
+		if dryRun {
+			// The fake does not know dry runs: answer with the Pod as it
+			// would be stored, and store nothing.
+			obj, err := c.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), patch.Namespace, patch.Name)
+			if err != nil {
+				return true, nil, err
+			}
+			original, err := json.Marshal(obj)
+			if err != nil {
+				return true, nil, err
+			}
+			patched, err := strategicpatch.StrategicMergePatch(original, patch.Patch, &v1.Pod{})
+			if err != nil {
+				return true, nil, err
+			}
+			pod := &v1.Pod{}
+			return true, pod, json.Unmarshal(patched, pod)
 		}
 		return false, nil, nil
 	})
-	r, out, errOut := newRollout(client, 1)
-	n, err := r.run(context.Background(), all)
-	if n != 1 {
-		t.Errorf("%d Pods changed, want 1", n)
+	return c
+}
+
+func (c *cluster) sent() (dryRuns, patches []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.dryRuns), slices.Clone(c.patches)
+}
+
+// fakeProber answers tries with the results for each Pod; a Pod without
+// one succeeds.
+type fakeProber map[string]tried
+
+func (f fakeProber) try(_ context.Context, pod *v1.Pod, _ *v1.Container, _ *v1.Probe) tried {
+	if t, ok := f[pod.Name]; ok {
+		return t
 	}
-	if got := strings.Join(patched, " "); got != "a b" {
-		t.Errorf("patched %q, want a and b only", got)
+	return tried{ok: true, answer: "answered 200 OK"}
+}
+
+func newRunner(c *cluster, ch change) (*runner, *bytes.Buffer, *bytes.Buffer) {
+	var out, errOut bytes.Buffer
+	return &runner{
+		patcher:     &patcher{client: c, fieldManager: "kubectl-probe"},
+		change:      ch,
+		maxInFlight: 1,
+		prober:      fakeProber{},
+		operation:   "probes set",
+		in:          strings.NewReader(""),
+		out:         &out,
+		errOut:      &errOut,
+	}, &out, &errOut
+}
+
+var relax = setChange{types: []probeType{liveness}, settings: settings{timeoutSeconds: ptr.To[int32](10)}}
+
+var moveReadiness = setChange{types: []probeType{readiness}, settings: settings{handler: &v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/missing", Port: httpGet("").HTTPGet.Port}}}}
+
+// The rollout stops at the first Pod that fails: the Pods after it are not
+// sent, and the error says which Pods were done, failed and not started.
+func TestRunStopsAtFirstFailure(t *testing.T) {
+	c := newCluster(namedPods("a", "b", "c", "d")...)
+	c.refuse = func(name string, dryRun bool) error {
+		if name == "b" && !dryRun {
+			return apierrors.NewInternalError(errors.New("etcd is gone"))
+		}
+		return nil
 	}
+	r, out, errOut := newRunner(c, relax)
+	err := r.run(context.Background(), &targets{pods: namedPods("a", "b", "c", "d")})
 	want := "stopped at the first Pod that failed\ndone (1): pod/a\nfailed (1): pod/b\nnot started, left as they are (2): pod/c pod/d"
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %q", err, want)
 	}
+	dryRuns, patches := c.sent()
+	slices.Sort(dryRuns)
+	if !slices.Equal(dryRuns, []string{"a", "b", "c", "d"}) || !slices.Equal(patches, []string{"a", "b"}) {
+		t.Errorf("dry runs %v and patches %v; want a dry run of each Pod, then patches of a and b only", dryRuns, patches)
+	}
 	if got := out.String(); got != "pod/a probes set\n" {
 		t.Errorf("printed %q", got)
 	}
-	if got := errOut.String(); !strings.HasPrefix(got, "error: pod/b: pods \"b\" is forbidden: violates PodSecurity") || !strings.Contains(got, "\nhint: the Pod with the new probe breaks the namespace's Pod Security level") {
+	if got := errOut.String(); !strings.Contains(got, "error: pod/b: Internal error occurred: etcd is gone\n") {
 		t.Errorf("printed the error as %q", got)
-	}
-	for _, name := range []string{"c", "d"} {
-		pod, err := client.CoreV1().Pods("ns").Get(context.Background(), name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if pod.Spec.Containers[0].LivenessProbe.TimeoutSeconds != 1 {
-			t.Errorf("pod %s, after the failure, was changed", name)
-		}
 	}
 }
 
-// A single Pod's error is printed once, with its hint, and the returned
-// error says so.
-func TestRolloutOnePod(t *testing.T) {
-	client := fake.NewClientset()
-	r, _, errOut := newRollout(client, 1)
-	_, err := r.run(context.Background(), pods("gone"))
-	if !errors.Is(err, errReported) {
-		t.Errorf("err = %v, want errReported", err)
+// Before any Pod changes, every Pod passes a server dry run: a Pod that
+// fails it stops the run before the first change, with one line per cause
+// and the Pods it refused, and a hint; Pods that left are skipped.
+func TestPrecheckRefusesBeforeAnyChange(t *testing.T) {
+	pods := namedPods("a", "b", "c", "d", "e")
+	c := newCluster(pods...)
+	nodeRefusal := func(name string) error {
+		return apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, name, errors.New(`pod update requires features MutableContainerProbes which are not available on node "node-1"`))
 	}
-	if got := errOut.String(); got != "error: pod/gone: pods \"gone\" not found\n" {
+	c.refuse = func(name string, _ bool) error {
+		switch name {
+		case "b", "d":
+			return nodeRefusal(name)
+		case "c":
+			return apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, name, field.ErrorList{field.Forbidden(field.NewPath("spec"), "pod updates may not change fields other than `spec.containers[*].image`\n@@ diff")})
+		case "e":
+			return apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, name, field.ErrorList{field.Forbidden(field.NewPath("spec", "containers").Index(0).Child("livenessProbe"), "probes cannot be changed on a terminating pod")})
+		}
+		return nil
+	}
+	r, out, errOut := newRunner(c, relax)
+	r.output = "json"
+	err := r.run(context.Background(), &targets{pods: pods})
+	if !errors.Is(err, errReported) {
+		t.Errorf("err = %v, want it reported", err)
+	}
+	if _, patches := c.sent(); len(patches) > 0 {
+		t.Errorf("patched %v after the pre-check refused Pods", patches)
+	}
+	want := "error: the pre-check refused 3 of 5 Pods; no Pod was changed:\n" +
+		`- pod/b, pod/d: pod update requires features MutableContainerProbes which are not available on node "node-1"` + "\n" +
+		"  hint: the kubelet of the Pod's node cannot apply probe changes: turn MutableContainerProbes on in that kubelet (or upgrade it), or replace the Pod\n" +
+		"- pod/c: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`\n" +
+		"  hint: the API server does not let probes change: turn the MutableContainerProbes feature gate on in every kube-apiserver\n"
+	if diff := cmp.Diff(want, errOut.String()); diff != "" {
+		t.Errorf("printed (-want +got):\n%s", diff)
+	}
+	var results resultList
+	if err := json.Unmarshal(out.Bytes(), &results); err != nil {
+		t.Fatalf("-o json: %v\n%s", err, out)
+	}
+	got := map[string]string{}
+	for _, item := range results.Items {
+		got[item.Metadata.Name] = string(item.Result) + ": " + item.Reason
+	}
+	wantResults := map[string]string{
+		"a": "skipped: not changed: the pre-check refused other Pods",
+		"b": `failed: pod update requires features MutableContainerProbes which are not available on node "node-1"`,
+		"c": "failed: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`",
+		"d": `failed: pod update requires features MutableContainerProbes which are not available on node "node-1"`,
+		"e": "skipped: terminating",
+	}
+	if diff := cmp.Diff(wantResults, got); diff != "" || results.Kind != "List" || results.APIVersion != "v1" {
+		t.Errorf("-o json results (-want +got):\n%s\n%s", diff, out)
+	}
+}
+
+// The new probe is tried against each Pod before any Pod changes; a Pod
+// where it fails is refused, unless the check is skipped.
+func TestPrecheckTriesNewProbes(t *testing.T) {
+	fails := tried{answer: "answered 404 Not Found"}
+	c := newCluster(namedPods("a", "b", "c")...)
+	r, _, errOut := newRunner(c, moveReadiness)
+	r.prober = fakeProber{"a": fails, "b": fails}
+	if err := r.run(context.Background(), &targets{pods: namedPods("a", "b", "c")}); !errors.Is(err, errReported) {
+		t.Errorf("err = %v, want it reported", err)
+	}
+	want := "error: the pre-check refused 2 of 3 Pods; no Pod was changed:\n" +
+		`- pod/a, pod/b: the new readiness probe of container "app" fails now: http-get http://:8080/missing: answered 404 Not Found` + "\n" +
+		"  hint: --skip-check stores it anyway\n"
+	if diff := cmp.Diff(want, errOut.String()); diff != "" {
+		t.Errorf("printed (-want +got):\n%s", diff)
+	}
+	if _, patches := c.sent(); len(patches) > 0 {
+		t.Errorf("patched %v", patches)
+	}
+
+	// --skip-check.
+	r, out, errOut := newRunner(c, moveReadiness)
+	r.prober = nil
+	if err := r.run(context.Background(), &targets{pods: namedPods("a", "b", "c")}); err != nil {
+		t.Fatalf("err = %v\n%s", err, errOut)
+	}
+	if got := out.String(); got != "pod/a probes set\npod/b probes set\npod/c probes set\n" {
 		t.Errorf("printed %q", got)
 	}
 }
 
-// barrier is a change that waits until n Pods are being changed at once,
-// and records how many were at most.
-type barrier struct {
-	n           int
-	mu          sync.Mutex
-	arrived     int
-	running     int
-	maxRunning  int
-	wave        chan struct{}
-	removeProbe removeChange
-}
-
-func (b *barrier) apply(pod *v1.Pod, c *v1.Container) error {
-	b.mu.Lock()
-	b.arrived++
-	b.running++
-	b.maxRunning = max(b.maxRunning, b.running)
-	wave := b.wave
-	if b.arrived%b.n == 0 {
-		close(b.wave)
-		b.wave = make(chan struct{})
+// What the pre-check found prints in a line or two.
+func TestPrecheckSays(t *testing.T) {
+	c := newCluster(namedPods("a", "b", "c")...)
+	r, _, errOut := newRunner(c, moveReadiness)
+	r.prober = fakeProber{
+		"b": tried{notTried: "the container is not running"},
+		"c": tried{notTried: `you may not get pods/proxy in namespace "ns"`, forbidden: true},
 	}
-	b.mu.Unlock()
-	defer func() {
-		b.mu.Lock()
-		b.running--
-		b.mu.Unlock()
-	}()
-	select {
-	case <-wave:
-	case <-time.After(10 * time.Second):
-		return errors.New("fewer Pods than --max-in-flight were changed at once")
+	if err := r.run(context.Background(), &targets{pods: namedPods("a", "b", "c")}); err != nil {
+		t.Fatal(err)
 	}
-	return b.removeProbe.apply(pod, c)
-}
-
-// With --max-in-flight=N, N Pods change at once, and no more.
-func TestRolloutMaxInFlight(t *testing.T) {
-	const n, inFlight = 12, 4
-	var names []string
-	for i := range n {
-		names = append(names, fmt.Sprintf("p%02d", i))
-	}
-	all := pods(names...)
-	var objects []runtime.Object
-	for _, p := range all {
-		objects = append(objects, p)
-	}
-	client := fake.NewClientset(objects...)
-	r, _, errOut := newRollout(client, inFlight)
-	b := &barrier{n: inFlight, wave: make(chan struct{}), removeProbe: removeChange{types: []probeType{liveness}}}
-	r.patcher.change = b
-	changed, err := r.run(context.Background(), all)
-	if err != nil || changed != n {
-		t.Errorf("run = %d, %v; want %d Pods changed\n%s", changed, err, n, errOut)
-	}
-	if b.maxRunning != inFlight {
-		t.Errorf("at most %d Pods changed at once, want %d", b.maxRunning, inFlight)
+	want := "pre-check: the API server accepts the change to 3 Pods (server dry run)\n" +
+		"pre-check: the new readiness probe succeeds on 1 Pod: http-get http://:8080/missing: answered 200 OK\n" +
+		"pre-check: the new readiness probe was not tried on 1 Pod: the container is not running\n" +
+		`pre-check: the new probe was not tried: you may not get pods/proxy in namespace "ns"; the readiness wait still checks a readiness probe` + "\n"
+	if diff := cmp.Diff(want, errOut.String()); diff != "" {
+		t.Errorf("printed (-want +got):\n%s", diff)
 	}
 }
 
-// readyPod is webPod at generation 2, with the status the kubelet wrote.
-func readyPod(phase v1.PodPhase, observedGeneration int64, ready v1.ConditionStatus) *v1.Pod {
-	pod := webPod()
-	pod.Generation = 2
-	pod.Status.Phase = phase
-	pod.Status.ObservedGeneration = observedGeneration
-	pod.Status.Conditions = []v1.PodCondition{{Type: v1.PodReady, Status: ready}}
-	return pod
+// Pods that left before the run are skipped and say so; a Pod deleted or
+// recreated between the pre-check and its change is skipped, and the run
+// goes on.
+func TestRunSkipsPodsThatGo(t *testing.T) {
+	pods := namedPods("a", "b", "c")
+	c := newCluster(pods...)
+	c.refuse = func(name string, dryRun bool) error {
+		if name == "b" && !dryRun {
+			return apierrors.NewNotFound(schema.GroupResource{Resource: "pods"}, name)
+		}
+		return nil
+	}
+	done := webPod()
+	done.Name, done.Status.Phase = "job-x", v1.PodFailed
+	r, out, _ := newRunner(c, relax)
+	err := r.run(context.Background(), &targets{pods: pods, skipped: []skippedPod{{pod: done, reason: "finished (Failed)"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "pod/job-x skipped: finished (Failed)\npod/a probes set\npod/b skipped: deleted\npod/c probes set\n"
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("printed (-want +got):\n%s", diff)
+	}
+	// Every Pod skipped: nothing was done, which is an error.
+	r, _, _ = newRunner(c, relax)
+	if err := r.run(context.Background(), &targets{skipped: []skippedPod{{pod: done, reason: "finished (Failed)"}}}); err == nil {
+		t.Error("a run that skipped every Pod succeeded")
+	}
 }
 
-func TestWaitReady(t *testing.T) {
+// Removing a readiness probe, or the startup probe of a container that has
+// not started, warns, and goes on only with --yes or a confirmation.
+func TestConfirmRisks(t *testing.T) {
+	starting := webPod()
+	starting.Name = "starting"
+	starting.Spec.Containers[0].StartupProbe = httpGet("/started")
+	starting.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", Started: ptr.To(false)}}
 	for _, tc := range []struct {
-		name    string
-		pod     *v1.Pod
-		wantErr string
+		name   string
+		change change
+		pod    *v1.Pod
+		yes    bool
+		want   string
 	}{
-		{"Ready at the generation of the change", readyPod(v1.PodRunning, 2, v1.ConditionTrue), ""},
-		{"Ready, but the kubelet has not seen the change", readyPod(v1.PodRunning, 1, v1.ConditionTrue), "not Ready within 100ms (--timeout)"},
-		{"not Ready", readyPod(v1.PodRunning, 2, v1.ConditionFalse), "not Ready within 100ms (--timeout)"},
-		{"finished", readyPod(v1.PodFailed, 2, v1.ConditionFalse), "the Pod is Failed, it will not be Ready again"},
+		{"readiness", disableChange{types: []probeType{readiness}}, webPod(), false, "warning: without a readiness probe a container counts as Ready: pod/web join their Services' endpoints whether they serve or not\n"},
+		{"startup of a container that has not started", removeChange{types: []probeType{startup}}, starting, false, "warning: the container has not started on pod/starting: without its startup probe, its liveness probe starts at once and may restart it\n"},
+		{"readiness, with --yes", disableChange{types: []probeType{readiness}}, webPod(), true, "warning: without a readiness probe"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			client := fake.NewClientset(tc.pod)
-			err := waitReady(context.Background(), client, tc.pod, 100*time.Millisecond)
-			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || err.Error() != tc.wantErr) {
-				t.Errorf("err = %v, want %q", err, tc.wantErr)
+			c := newCluster(tc.pod)
+			r, _, errOut := newRunner(c, tc.change)
+			r.yes = tc.yes
+			err := r.run(context.Background(), &targets{pods: []*v1.Pod{tc.pod}})
+			if !strings.Contains(errOut.String(), tc.want) {
+				t.Errorf("printed %q, want %q in it", errOut, tc.want)
+			}
+			_, patches := c.sent()
+			if tc.yes {
+				if err != nil || len(patches) != 1 {
+					t.Errorf("with --yes: err = %v, patches %v", err, patches)
+				}
+				return
+			}
+			if err == nil || err.Error() != "not confirmed: give --yes to go on (there is no terminal to ask on)" || len(patches) > 0 {
+				t.Errorf("without --yes or a terminal: err = %v, patches %v", err, patches)
 			}
 		})
 	}
 }
 
-// waitReady sees the Pod become Ready after it started to wait.
-func TestWaitReadyWatches(t *testing.T) {
-	pod := readyPod(v1.PodRunning, 1, v1.ConditionFalse)
-	client := fake.NewClientset(pod)
-	ctx := context.Background()
-	done := make(chan error)
-	go func() { done <- waitReady(ctx, client, pod, time.Minute) }()
-	ready := readyPod(v1.PodRunning, 2, v1.ConditionTrue)
-	if _, err := client.CoreV1().Pods("ns").UpdateStatus(ctx, ready, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
+// A change whose new readiness probe fails is undone with
+// --undo-on-failure, and otherwise the command that undoes it is printed.
+func TestUndo(t *testing.T) {
+	for _, undo := range []bool{false, true} {
+		t.Run(fmt.Sprint(undo), func(t *testing.T) {
+			before, _ := changedPods()
+			c := newCluster(before)
+			k := &kubelet{t: t, watcher: watch.NewFake(), pod: before.DeepCopy()}
+			c.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
+				return true, k.watcher, nil
+			})
+			r, _, errOut := newRunner(c, moveReadiness)
+			r.waiter = &waiter{client: c, timeout: time.Minute, margin: time.Hour}
+			r.undoOnFailure = undo
+			errc := make(chan error)
+			go func() { errc <- r.run(context.Background(), &targets{pods: []*v1.Pod{before}}) }()
+			k.report(2, true)
+			k.report(2, false)
+			if err := <-errc; !errors.Is(err, errReported) {
+				t.Errorf("err = %v", err)
+			}
+			pod, err := c.CoreV1().Pods("ns").Get(context.Background(), "web", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := pod.Spec.Containers[0].ReadinessProbe.HTTPGet.Path
+			if undo {
+				if path != "/ready" || !strings.Contains(errOut.String(), "pod/web: undone: its probes are as they were before\n") {
+					t.Errorf("readiness path %q after the undo\n%s", path, errOut)
+				}
+				return
+			}
+			if printed := errOut.String(); path != "/missing" || !strings.Contains(printed, `to undo it: kubectl patch pod web -n ns -p '{"spec":{"$setElementOrder/containers":[{"name":"app"}],"containers":[{"name":"app","readinessProbe":{"httpGet":{"path":"/ready"`) ||
+				!strings.Contains(printed, "' (or run with --undo-on-failure)\n") {
+				t.Errorf("readiness path %q\n%s", path, errOut)
+			}
+		})
 	}
-	if err := <-done; err != nil {
-		t.Errorf("waitReady = %v", err)
+}
+
+// each runs f on N Pods at once, and no more: --max-in-flight.
+func TestEachInFlight(t *testing.T) {
+	const n, inFlight = 12, 4
+	var names []string
+	for i := range n {
+		names = append(names, fmt.Sprintf("p%02d", i))
+	}
+	var runs []*podRun
+	for _, pod := range namedPods(names...) {
+		runs = append(runs, &podRun{pod: pod})
+	}
+	var (
+		mu         sync.Mutex
+		arrived    int
+		running    int
+		maxRunning int
+		wave       = make(chan struct{})
+	)
+	r := &runner{}
+	r.each(context.Background(), runs, inFlight, func(_ context.Context, pr *podRun) bool {
+		mu.Lock()
+		arrived++
+		running++
+		maxRunning = max(maxRunning, running)
+		current := wave
+		if arrived%inFlight == 0 {
+			close(wave)
+			wave = make(chan struct{})
+		}
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			running--
+			mu.Unlock()
+		}()
+		select {
+		case <-current:
+			pr.result = resultChanged
+		case <-time.After(10 * time.Second):
+			t.Error("fewer Pods than --max-in-flight were changed at once")
+		}
+		return true
+	})
+	if maxRunning != inFlight {
+		t.Errorf("at most %d Pods changed at once, want %d", maxRunning, inFlight)
+	}
+	for _, pr := range runs {
+		if pr.result != resultChanged {
+			t.Errorf("pod/%s was not changed", pr.pod.Name)
+		}
 	}
 }

@@ -2,152 +2,125 @@ package probeplugin
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/yaml"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 )
 
-// podReport is what kubectl probe show reports about one Pod.
-type podReport struct {
-	Namespace string `json:"namespace"`
-	Pod       string `json:"pod"`
-	// Template names the object whose Pod template the probes are compared
-	// with, such as replicaset.apps/web-5d4b8f7c9; empty for a Pod without
-	// one.
+// podProbes is what kubectl probe show reports about one Pod.
+type podProbes struct {
+	metav1.TypeMeta `json:",inline"`
+	Metadata        podMeta `json:"metadata"`
+	// ObservedGeneration is the generation that the Pod's kubelet has
+	// applied (status.observedGeneration).
+	ObservedGeneration int64 `json:"observedGeneration"`
+	// Template names the template the Pod was created from, which its
+	// probes are compared with, such as replicaset.apps/web-5d4b8f7c9;
+	// empty for a Pod without one.
 	Template   string            `json:"template,omitempty"`
-	Containers []containerReport `json:"containers"`
+	Containers []containerProbes `json:"containers"`
 }
 
-type containerReport struct {
+type podMeta struct {
+	Name       string    `json:"name"`
+	Namespace  string    `json:"namespace"`
+	UID        types.UID `json:"uid"`
+	Generation int64     `json:"generation"`
+}
+
+type containerProbes struct {
 	Name string `json:"name"`
 	// Sidecar is set for an init container with restartPolicy: Always.
-	Sidecar bool          `json:"sidecar,omitempty"`
-	Probes  []probeReport `json:"probes"`
+	Sidecar      bool          `json:"sidecar,omitempty"`
+	Ready        bool          `json:"ready"`
+	Started      bool          `json:"started"`
+	RestartCount int32         `json:"restartCount"`
+	Probes       []probeReport `json:"probes"`
+	// LastProbeEvent is the latest Unhealthy, ProbeWarning or
+	// ContainerProbeChanged event of the container.
+	LastProbeEvent *probeEvent `json:"lastProbeEvent,omitempty"`
 }
 
 type probeReport struct {
 	Type  probeType `json:"type"`
 	Probe *v1.Probe `json:"probe"`
-	// Drift says how the probe compares with the template's: same,
+	// Template says how the probe compares with the template's: same,
 	// differs, or unknown when there is no template to compare with.
-	Drift string `json:"drift"`
+	Template string `json:"template"`
 	// Kept is the probe that kubectl probe disable removed and keeps for
 	// kubectl probe restore.
 	Kept *v1.Probe `json:"kept,omitempty"`
 }
 
+type probeEvent struct {
+	Type    string      `json:"type,omitempty"`
+	Reason  string      `json:"reason"`
+	Message string      `json:"message"`
+	Count   int32       `json:"count,omitempty"`
+	Time    metav1.Time `json:"time"`
+}
+
 const (
-	driftSame    = "same"
-	driftDiffers = "differs"
-	driftUnknown = "unknown"
+	templateSame    = "same"
+	templateDiffers = "differs"
+	templateUnknown = "unknown"
 )
 
-// templates finds and remembers the Pod templates of Pods' controllers.
-type templates struct {
-	client kubernetes.Interface
-	cache  map[string]templateResult
-}
+// probeEventReasons are the events that show reports: a probe that failed,
+// warned, or changed.
+var probeEventReasons = []string{"Unhealthy", "ProbeWarning", "ContainerProbeChanged"}
 
-type templateResult struct {
-	name string
-	spec *v1.PodSpec
-	err  error
-}
-
-// of returns the name of the object whose Pod template the Pod was made
-// from, and the template's spec: a ReplicaSet (also one of a Deployment),
-// StatefulSet, DaemonSet or Job that controls the Pod. It returns no spec
-// for a Pod without such a controller.
-func (t *templates) of(ctx context.Context, pod *v1.Pod) (string, *v1.PodSpec, error) {
-	ref := metav1.GetControllerOf(pod)
-	if ref == nil {
-		return "", nil, nil
-	}
-	key := ref.Kind + "/" + ref.Name
-	if r, ok := t.cache[key]; ok {
-		return r.name, r.spec, r.err
-	}
-	var r templateResult
-	get := metav1.GetOptions{}
-	apps, ns := t.client.AppsV1(), pod.Namespace
-	switch ref.Kind {
-	case "ReplicaSet":
-		r.name = "replicaset.apps/" + ref.Name
-		var obj *appsv1.ReplicaSet
-		if obj, r.err = apps.ReplicaSets(ns).Get(ctx, ref.Name, get); r.err == nil {
-			r.spec = &obj.Spec.Template.Spec
-		}
-	case "StatefulSet":
-		r.name = "statefulset.apps/" + ref.Name
-		var obj *appsv1.StatefulSet
-		if obj, r.err = apps.StatefulSets(ns).Get(ctx, ref.Name, get); r.err == nil {
-			r.spec = &obj.Spec.Template.Spec
-		}
-	case "DaemonSet":
-		r.name = "daemonset.apps/" + ref.Name
-		var obj *appsv1.DaemonSet
-		if obj, r.err = apps.DaemonSets(ns).Get(ctx, ref.Name, get); r.err == nil {
-			r.spec = &obj.Spec.Template.Spec
-		}
-	case "Job":
-		r.name = "job.batch/" + ref.Name
-		var obj *batchv1.Job
-		if obj, r.err = t.client.BatchV1().Jobs(ns).Get(ctx, ref.Name, get); r.err == nil {
-			r.spec = &obj.Spec.Template.Spec
-		}
-	}
-	if r.err != nil {
-		r.err = fmt.Errorf("%s: %w", r.name, r.err)
-	}
-	t.cache[key] = r
-	return r.name, r.spec, r.err
-}
-
-// report describes the probes of a Pod's containers (only the one named by
-// container, if set), compared with the template's.
-func report(pod *v1.Pod, container, templateName string, template *v1.PodSpec) (*podReport, error) {
+// report describes the probes and state of a Pod's containers (only the one
+// named by container, if set), compared with template.
+func report(pod *v1.Pod, container string, template *podTemplate, events []v1.Event) (*podProbes, error) {
 	kept, err := readKept(pod)
 	if err != nil {
 		return nil, err
 	}
 	containers := probeContainers(&pod.Spec)
 	if container != "" {
-		c, err := findContainer(&pod.Spec, container)
+		c, _, err := findContainer(pod, container)
 		if err != nil {
 			return nil, err
 		}
 		containers = []*v1.Container{c}
 	}
-	r := &podReport{Namespace: pod.Namespace, Pod: pod.Name, Template: templateName}
+	r := &podProbes{
+		TypeMeta:           metav1.TypeMeta{APIVersion: resultGroupVersion, Kind: "PodProbes"},
+		Metadata:           podMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID, Generation: pod.Generation},
+		ObservedGeneration: pod.Status.ObservedGeneration,
+	}
+	if template != nil {
+		r.Template = template.name
+	}
 	for _, c := range containers {
-		var inTemplate *v1.Container
-		if template != nil {
-			// A container that the template lacks compares with no probes.
-			inTemplate = &v1.Container{}
-			if tc, err := findContainer(template, c.Name); err == nil {
-				inTemplate = tc
-			}
+		cr := containerProbes{Name: c.Name, Sidecar: isSidecar(c)}
+		if s := containerStatus(pod, c.Name); s != nil {
+			cr.Ready, cr.RestartCount = s.Ready, s.RestartCount
+			cr.Started = s.Started != nil && *s.Started
 		}
-		cr := containerReport{Name: c.Name, Sidecar: isSidecar(c)}
+		if e := latestProbeEvent(events, pod, c.Name, probeEventReasons); e != nil {
+			cr.LastProbeEvent = &probeEvent{Type: e.Type, Reason: e.Reason, Message: e.Message, Count: e.Count, Time: metav1.NewTime(eventTime(e))}
+		}
 		for _, t := range probeTypes {
-			pr := probeReport{Type: t, Probe: *t.of(c), Drift: driftUnknown, Kept: kept[c.Name][t]}
-			if inTemplate != nil {
-				pr.Drift = driftSame
-				if !apiequality.Semantic.DeepEqual(pr.Probe, *t.of(inTemplate)) {
-					pr.Drift = driftDiffers
+			pr := probeReport{Type: t, Probe: *t.of(c), Template: templateUnknown, Kept: kept[c.Name][t]}
+			if template != nil {
+				pr.Template = templateSame
+				if !equalProbes(pr.Probe, *t.of(template.container(c.Name))) {
+					pr.Template = templateDiffers
 				}
 			}
 			cr.Probes = append(cr.Probes, pr)
@@ -157,65 +130,105 @@ func report(pod *v1.Pod, container, templateName string, template *v1.PodSpec) (
 	return r, nil
 }
 
-// printTable prints one line for each probe of each container.
-func printTable(w io.Writer, reports []*podReport) error {
+// printTable prints one line for each container; wide prints each probe's
+// timing and thresholds too.
+func printTable(w io.Writer, reports []*podProbes, wide bool, now time.Time) error {
 	tw := printers.GetNewTabWriter(w)
-	fmt.Fprintln(tw, "POD\tCONTAINER\tPROBE\tHANDLER\tDELAY\tPERIOD\tTIMEOUT\tSUCCESS\tFAILURE\tTEMPLATE")
+	fmt.Fprintln(tw, "POD\tCONTAINER\tREADY\tRESTARTS\tLIVENESS\tREADINESS\tSTARTUP\tTEMPLATE\tGENERATION\tLAST PROBE EVENT")
 	for _, r := range reports {
 		for _, c := range r.Containers {
-			for _, p := range c.Probes {
-				drift := p.Drift
-				if drift == driftUnknown {
-					drift = "-"
-				}
-				if p.Probe == nil {
-					handler := "<none>"
-					if p.Kept != nil {
-						handler = "<disabled>"
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\t\t\t\t\t%s\n", r.Pod, c.Name, p.Type, handler, drift)
-					continue
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.Pod, c.Name, p.Type, describeHandler(p.Probe),
-					seconds(p.Probe.InitialDelaySeconds), seconds(p.Probe.PeriodSeconds), seconds(p.Probe.TimeoutSeconds),
-					p.Probe.SuccessThreshold, p.Probe.FailureThreshold, drift)
+			ready := "false"
+			if c.Ready {
+				ready = "true"
 			}
+			cells := []string{r.Metadata.Name, c.Name, ready, fmt.Sprint(c.RestartCount)}
+			var differs []string
+			template := "-"
+			for _, p := range c.Probes {
+				cell := "<none>"
+				switch {
+				case p.Probe != nil && wide:
+					cell = describeProbe(p.Probe)
+				case p.Probe != nil:
+					cell = describeHandler(p.Probe)
+				case p.Kept != nil:
+					cell = "<disabled>"
+				}
+				cells = append(cells, cell)
+				if p.Template != templateUnknown {
+					template = templateSame
+				}
+				if p.Template == templateDiffers {
+					differs = append(differs, string(p.Type))
+				}
+			}
+			if len(differs) > 0 {
+				template = templateDiffers + ":" + strings.Join(differs, ",")
+			}
+			event := "<none>"
+			if e := c.LastProbeEvent; e != nil {
+				event = fmt.Sprintf("%s ago %s: %s", duration.HumanDuration(now.Sub(e.Time.Time)), e.Reason, firstLine(e.Message, 80))
+			}
+			cells = append(cells, template, fmt.Sprintf("%d/%d", r.Metadata.Generation, r.ObservedGeneration), event)
+			fmt.Fprintln(tw, strings.Join(cells, "\t"))
 		}
 	}
 	return tw.Flush()
 }
 
-func seconds(s int32) string {
-	return (time.Duration(s) * time.Second).String()
+// probeEvents lists the events about Pods in the namespaces of pods.
+func probeEvents(ctx context.Context, client kubernetes.Interface, pods []*v1.Pod) ([]v1.Event, error) {
+	var events []v1.Event
+	seen := map[string]bool{}
+	for _, pod := range pods {
+		if seen[pod.Namespace] {
+			continue
+		}
+		seen[pod.Namespace] = true
+		list, err := client.CoreV1().Events(pod.Namespace).List(ctx, metav1.ListOptions{
+			FieldSelector: fields.OneTermEqualSelector("involvedObject.kind", "Pod").String(),
+		})
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, list.Items...)
+	}
+	return events, nil
 }
 
-func newCmdShow(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+func newCmdShow(f cmdutil.Factory, configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	var (
 		targetFlags targetFlags
 		output      string
 	)
 	cmd := &cobra.Command{
-		Use:   "show (TARGET... | -l SELECTOR) [-c CONTAINER] [-o yaml|json]",
-		Short: "Show the probes of running Pods",
-		Long: `Show the probes of running Pods: one line for each probe of each container
-(regular containers and sidecars) with its handler, initial delay, period,
-timeout and thresholds.
+		Use:   "show (TARGET... | -l SELECTOR) [-c CONTAINER] [-o wide|yaml|json]",
+		Short: "Show the probes and state of running Pods' containers",
+		Long: `Show the probes and state of running Pods' containers, one line for each
+container (regular containers and sidecars): whether it is Ready, its
+restarts, its liveness, readiness and startup probes, how they compare with
+the template the Pod was created from, the Pod's generation and the one its
+kubelet has applied, and the container's last probe event (Unhealthy,
+ProbeWarning or ContainerProbeChanged) with its age.
 
-TEMPLATE compares the probe with the one in the template of the Pod's
-controller (a ReplicaSet, also a Deployment's, a StatefulSet, DaemonSet or
-Job): "differs" marks a probe changed on the Pod. A probe that kubectl probe
-disable removed shows as <disabled>.`,
+A probe that kubectl probe disable removed shows as <disabled>. TEMPLATE is
+"same", "differs:" and the probes that differ, or "-" for a Pod without a
+template: the template of its ReplicaSet, or of the revision of its
+StatefulSet or DaemonSet that created it (its label
+controller-revision-hash), or of its Job. -o wide shows each probe's timing
+and thresholds; -o yaml and -o json a List with all of it.`,
 		Example: `  # The probes of the Pods of a Deployment
   kubectl probe show deployment/controller
 
   # The probes of the container app of the Pod api, as YAML
   kubectl probe show api -c app -o yaml`,
+		ValidArgsFunction: targetCompletion(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "" && output != "yaml" && output != "json" {
-				return fmt.Errorf("-o %s: must be yaml or json, or left out for a table", output)
+			if output != "" && output != "wide" && output != "yaml" && output != "json" {
+				return fmt.Errorf("-o %s: must be wide, yaml or json, or left out for a table", output)
 			}
 			ctx := cmd.Context()
-			client, namespace, err := clients(configFlags)
+			client, _, namespace, err := clients(f)
 			if err != nil {
 				return err
 			}
@@ -223,36 +236,39 @@ disable removed shows as <disabled>.`,
 			if err != nil {
 				return err
 			}
-			tmpl := &templates{client: client, cache: map[string]templateResult{}}
-			var reports []*podReport
-			for _, pod := range t.pods {
-				name, spec, err := tmpl.of(ctx, pod)
+			pods := t.pods
+			for _, s := range t.skipped {
+				pods = append(pods, s.pod)
+			}
+			events, err := probeEvents(ctx, client, pods)
+			if err != nil {
+				fmt.Fprintf(streams.ErrOut, "warning: cannot read the Pods' events: %v\n", err)
+			}
+			tmpl := newTemplates(client)
+			var reports []*podProbes
+			for _, pod := range pods {
+				template, err := tmpl.of(ctx, pod)
 				if err != nil {
-					fmt.Fprintf(streams.ErrOut, "warning: pod/%s: cannot compare with the template of %v\n", pod.Name, err)
+					fmt.Fprintf(streams.ErrOut, "warning: pod/%s: cannot compare with the template it was created from: %v\n", pod.Name, err)
 				}
-				r, err := report(pod, targetFlags.container, name, spec)
+				r, err := report(pod, targetFlags.container, template, events)
 				if err != nil {
 					return fmt.Errorf("pod/%s: %w", pod.Name, err)
 				}
 				reports = append(reports, r)
 			}
 			switch output {
-			case "yaml":
-				out, err := yaml.Marshal(reports)
-				if err != nil {
-					return err
-				}
-				_, err = streams.Out.Write(out)
-				return err
-			case "json":
-				enc := json.NewEncoder(streams.Out)
-				enc.SetIndent("", "    ")
-				return enc.Encode(reports)
+			case "yaml", "json":
+				list := struct {
+					metav1.TypeMeta `json:",inline"`
+					Items           []*podProbes `json:"items"`
+				}{metav1.TypeMeta{APIVersion: "v1", Kind: "List"}, reports}
+				return printList(streams.Out, output, list)
 			}
-			return printTable(streams.Out, reports)
+			return printTable(streams.Out, reports, output == "wide", time.Now())
 		},
 	}
 	targetFlags.add(cmd, "Show only this container.")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format: yaml or json; a table without it.")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format: wide, yaml or json; a table without it.")
 	return cmd
 }

@@ -2,134 +2,98 @@ package probeplugin
 
 import (
 	"bytes"
-	"context"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 )
 
-// The table marks the probes that differ from the controller's template,
-// and shows a disabled probe as such.
+// The table has a line for each container: its state, its probes, which
+// differ from the template, the generations, and its last probe event.
 func TestShow(t *testing.T) {
-	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "ns", UID: "rs"}}
-	rs.Spec.Template.Spec = webPod().Spec
+	now := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
 	sidecar := v1.Container{Name: "proxy", RestartPolicy: ptr.To(v1.ContainerRestartPolicyAlways), StartupProbe: httpGet("/started")}
-	rs.Spec.Template.Spec.InitContainers = []v1.Container{sidecar}
+	spec := webPod().Spec
+	spec.InitContainers = []v1.Container{sidecar}
+	template := &podTemplate{name: "replicaset.apps/web-1", spec: &spec}
 
 	relaxed := webPod()
-	relaxed.Name = "web-1-a"
-	relaxed.OwnerReferences = []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "web-1", UID: "rs", Controller: ptr.To(true)}}
+	relaxed.Name, relaxed.UID, relaxed.Generation = "web-1-a", "a", 3
 	relaxed.Spec.InitContainers = []v1.Container{sidecar}
 	relaxed.Spec.Containers[0].LivenessProbe.TimeoutSeconds = 10
+	relaxed.Status.ObservedGeneration = 2
+	relaxed.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", Ready: true, RestartCount: 4, Started: ptr.To(true)}}
 	disabled := relaxed.DeepCopy()
-	disabled.Name = "web-1-b"
+	disabled.Name, disabled.UID = "web-1-b", "b"
 	disabled.Spec.Containers[0].LivenessProbe = nil
 	disabled.Annotations = map[string]string{keptAnnotation: keptLiveness}
 	bare := webPod()
 
-	client := fake.NewClientset(rs)
-	gets := 0
-	client.PrependReactor("get", "replicasets", func(k8stesting.Action) (bool, runtime.Object, error) {
-		gets++
-		return false, nil, nil
-	})
-	tmpl := &templates{client: client, cache: map[string]templateResult{}}
-	var reports []*podReport
-	for _, pod := range []*v1.Pod{relaxed, disabled, bare} {
-		name, spec, err := tmpl.of(context.Background(), pod)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := report(pod, "", name, spec)
+	at := func(ago time.Duration) metav1.Time { return metav1.NewTime(now.Add(-ago)) }
+	events := []v1.Event{
+		{InvolvedObject: v1.ObjectReference{UID: "a", FieldPath: "spec.containers{app}"}, Reason: "Unhealthy", Message: "Liveness probe failed: Get \"http://10.88.0.5:8080/healthz\": context deadline exceeded\nmore", LastTimestamp: at(2 * time.Minute)},
+		{InvolvedObject: v1.ObjectReference{UID: "a", FieldPath: "spec.containers{app}"}, Reason: "ContainerProbeChanged", Message: `Liveness probe updated for container "app"`, LastTimestamp: at(30 * time.Second)},
+		// Not a probe event; and another container's.
+		{InvolvedObject: v1.ObjectReference{UID: "a", FieldPath: "spec.containers{app}"}, Reason: "Pulled", Message: "pulled", LastTimestamp: at(time.Second)},
+		{InvolvedObject: v1.ObjectReference{UID: "a", FieldPath: "spec.initContainers{proxy}"}, Reason: "Unhealthy", Message: "Startup probe failed", LastTimestamp: at(5 * time.Minute)},
+	}
+	var reports []*podProbes
+	for _, tc := range []struct {
+		pod      *v1.Pod
+		template *podTemplate
+	}{{relaxed, template}, {disabled, template}, {bare, nil}} {
+		r, err := report(tc.pod, "", tc.template, events)
 		if err != nil {
 			t.Fatal(err)
 		}
 		reports = append(reports, r)
-	}
-	if gets != 1 {
-		t.Errorf("read the ReplicaSet %d times, want once for both of its Pods", gets)
-	}
-	if reports[0].Template != "replicaset.apps/web-1" || reports[2].Template != "" {
-		t.Errorf("templates %q and %q, want replicaset.apps/web-1 and none", reports[0].Template, reports[2].Template)
 	}
 	if got := reports[1].Containers[1].Probes[0].Kept; !cmp.Equal(got, httpGet("/healthz")) {
 		t.Errorf("the kept liveness probe is %+v", got)
 	}
 
 	var out bytes.Buffer
-	if err := printTable(&out, reports); err != nil {
+	if err := printTable(&out, reports, false, now); err != nil {
 		t.Fatal(err)
 	}
-	want := `POD       CONTAINER   PROBE       HANDLER                         DELAY   PERIOD   TIMEOUT   SUCCESS   FAILURE   TEMPLATE
-web-1-a   proxy       liveness    <none>                                                                         same
-web-1-a   proxy       readiness   <none>                                                                         same
-web-1-a   proxy       startup     http-get http://:8080/started   0s      10s      1s        1         3         same
-web-1-a   app         liveness    http-get http://:8080/healthz   0s      10s      10s       1         3         differs
-web-1-a   app         readiness   http-get http://:8080/ready     0s      10s      1s        1         3         same
-web-1-a   app         startup     <none>                                                                         same
-web-1-b   proxy       liveness    <none>                                                                         same
-web-1-b   proxy       readiness   <none>                                                                         same
-web-1-b   proxy       startup     http-get http://:8080/started   0s      10s      1s        1         3         same
-web-1-b   app         liveness    <disabled>                                                                     differs
-web-1-b   app         readiness   http-get http://:8080/ready     0s      10s      1s        1         3         same
-web-1-b   app         startup     <none>                                                                         same
-web       app         liveness    http-get http://:8080/healthz   0s      10s      1s        1         3         -
-web       app         readiness   http-get http://:8080/ready     0s      10s      1s        1         3         -
-web       app         startup     <none>                                                                         -
+	want := `POD       CONTAINER   READY   RESTARTS   LIVENESS                        READINESS                     STARTUP                         TEMPLATE           GENERATION   LAST PROBE EVENT
+web-1-a   proxy       false   0          <none>                          <none>                        http-get http://:8080/started   same               3/2          5m ago Unhealthy: Startup probe failed
+web-1-a   app         true    4          http-get http://:8080/healthz   http-get http://:8080/ready   <none>                          differs:liveness   3/2          30s ago ContainerProbeChanged: Liveness probe updated for container "app"
+web-1-b   proxy       false   0          <none>                          <none>                        http-get http://:8080/started   same               3/2          <none>
+web-1-b   app         true    4          <disabled>                      http-get http://:8080/ready   <none>                          differs:liveness   3/2          <none>
+web       app         false   0          http-get http://:8080/healthz   http-get http://:8080/ready   <none>                          -                  1/0          <none>
 `
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("table (-want +got):\n%s", diff)
 	}
-}
 
-// Each kind of controller's Pod template is found, and a Pod whose
-// controller has none has no template.
-func TestTemplates(t *testing.T) {
-	spec := func(image string) v1.PodTemplateSpec {
-		return v1.PodTemplateSpec{Spec: v1.PodSpec{Containers: []v1.Container{{Name: "app", Image: image}}}}
+	out.Reset()
+	if err := printTable(&out, reports[2:], true, now); err != nil {
+		t.Fatal(err)
 	}
-	meta := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Name: name, Namespace: "ns"} }
-	client := fake.NewClientset(
-		&appsv1.ReplicaSet{ObjectMeta: meta("rs"), Spec: appsv1.ReplicaSetSpec{Template: spec("rs")}},
-		&appsv1.StatefulSet{ObjectMeta: meta("ss"), Spec: appsv1.StatefulSetSpec{Template: spec("ss")}},
-		&appsv1.DaemonSet{ObjectMeta: meta("ds"), Spec: appsv1.DaemonSetSpec{Template: spec("ds")}},
-		&batchv1.Job{ObjectMeta: meta("job"), Spec: batchv1.JobSpec{Template: spec("job")}},
-	)
-	tmpl := &templates{client: client, cache: map[string]templateResult{}}
-	for _, tc := range []struct {
-		kind, name, wantName, wantImage string
-	}{
-		{"ReplicaSet", "rs", "replicaset.apps/rs", "rs"},
-		{"StatefulSet", "ss", "statefulset.apps/ss", "ss"},
-		{"DaemonSet", "ds", "daemonset.apps/ds", "ds"},
-		{"Job", "job", "job.batch/job", "job"},
-		{"Node", "node-1", "", ""},
+	if !strings.Contains(out.String(), "http-get http://:8080/healthz delay=0s timeout=1s period=10s #success=1 #failure=3") {
+		t.Errorf("-o wide does not show the probe's timing:\n%s", out.String())
+	}
+
+	out.Reset()
+	if err := printList(&out, "yaml", struct {
+		metav1.TypeMeta `json:",inline"`
+		Items           []*podProbes `json:"items"`
+	}{metav1.TypeMeta{APIVersion: "v1", Kind: "List"}, reports[:1]}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"apiVersion: v1\nitems:\n- apiVersion: probe.kep-6318.example/v1alpha1\n  containers:",
+		"  kind: PodProbes\n  metadata:\n    generation: 3\n    name: web-1-a\n",
+		"  observedGeneration: 2\n  template: replicaset.apps/web-1\nkind: List\n",
+		"  - lastProbeEvent:\n      message: Liveness probe updated for container \"app\"\n      reason: ContainerProbeChanged\n",
 	} {
-		pod := webPod()
-		pod.OwnerReferences = []metav1.OwnerReference{{Kind: tc.kind, Name: tc.name, Controller: ptr.To(true)}}
-		name, spec, err := tmpl.of(context.Background(), pod)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.kind, err)
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-o yaml lacks %q:\n%s", want, out.String())
 		}
-		image := ""
-		if spec != nil {
-			image = spec.Containers[0].Image
-		}
-		if name != tc.wantName || image != tc.wantImage {
-			t.Errorf("%s: template %q with image %q, want %q with %q", tc.kind, name, image, tc.wantName, tc.wantImage)
-		}
-	}
-	gone := webPod()
-	gone.OwnerReferences = []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "gone", Controller: ptr.To(true)}}
-	if _, _, err := tmpl.of(context.Background(), gone); err == nil || err.Error() != `replicaset.apps/gone: replicasets.apps "gone" not found` {
-		t.Errorf("a controller that is gone: err = %v", err)
 	}
 }

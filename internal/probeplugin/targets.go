@@ -2,36 +2,251 @@ package probeplugin
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/kubectl/pkg/polymorphichelpers"
 )
+
+// workloadKind is a kind of workload whose Pods kubectl probe works on.
+type workloadKind struct {
+	// arg is how a TARGET names it: deployment/NAME.
+	arg string
+	// podOwners returns the UIDs of the objects that control the workload's
+	// Pods: the workload itself, or a Deployment's ReplicaSets.
+	podOwners func(ctx context.Context, client kubernetes.Interface, obj metav1.Object) ([]types.UID, error)
+	// template returns the Pod template of the revision that a Pod it
+	// controls was created from, and that revision's name; nil for a kind
+	// that controls no Pods itself (a Deployment does through ReplicaSets).
+	template func(ctx context.Context, client kubernetes.Interface, pod *v1.Pod, owner metav1.OwnerReference) (*v1.PodTemplateSpec, string, error)
+}
+
+// workloadKinds are the kinds of workload that a TARGET may name, and the
+// kinds of controller whose template a Pod's probes are compared with.
+var workloadKinds = map[schema.GroupKind]workloadKind{
+	{Group: "apps", Kind: "Deployment"}:  {arg: "deployment", podOwners: deploymentReplicaSets},
+	{Group: "apps", Kind: "ReplicaSet"}:  {arg: "replicaset", podOwners: itself, template: replicaSetTemplate},
+	{Group: "apps", Kind: "StatefulSet"}: {arg: "statefulset", podOwners: itself, template: revisionTemplate},
+	{Group: "apps", Kind: "DaemonSet"}:   {arg: "daemonset", podOwners: itself, template: revisionTemplate},
+	{Group: "batch", Kind: "Job"}:        {arg: "job", podOwners: itself, template: jobTemplate},
+}
+
+// workloadArgs lists how TARGETs name workloads: deployment/NAME, ...
+func workloadArgs() []string {
+	var args []string
+	for _, k := range workloadKinds {
+		args = append(args, k.arg+"/NAME")
+	}
+	slices.Sort(args)
+	return args
+}
+
+func itself(_ context.Context, _ kubernetes.Interface, obj metav1.Object) ([]types.UID, error) {
+	return []types.UID{obj.GetUID()}, nil
+}
+
+// deploymentReplicaSets returns the UIDs of the Deployment's ReplicaSets.
+func deploymentReplicaSets(ctx context.Context, client kubernetes.Interface, obj metav1.Object) ([]types.UID, error) {
+	_, selector, err := polymorphichelpers.SelectorsForObject(obj.(runtime.Object))
+	if err != nil {
+		return nil, err
+	}
+	list, err := client.AppsV1().ReplicaSets(obj.GetNamespace()).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
+	if err != nil {
+		return nil, err
+	}
+	var owners []types.UID
+	for i := range list.Items {
+		if ref := metav1.GetControllerOf(&list.Items[i]); ref != nil && ref.UID == obj.GetUID() {
+			owners = append(owners, list.Items[i].UID)
+		}
+	}
+	return owners, nil
+}
+
+// replicaSetTemplate returns the template of the Pod's ReplicaSet: a
+// ReplicaSet's Pods are all of its one revision, which the label
+// pod-template-hash names for a Deployment's.
+func replicaSetTemplate(ctx context.Context, client kubernetes.Interface, pod *v1.Pod, owner metav1.OwnerReference) (*v1.PodTemplateSpec, string, error) {
+	rs, err := client.AppsV1().ReplicaSets(pod.Namespace).Get(ctx, owner.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, "", err
+	}
+	if rs.UID != owner.UID {
+		return nil, "", fmt.Errorf("replicaset.apps/%s is not the one that created the Pod", owner.Name)
+	}
+	hash := appsv1.DefaultDeploymentUniqueLabelKey
+	if pod.Labels[hash] != rs.Spec.Template.Labels[hash] {
+		return nil, "", fmt.Errorf("the template of replicaset.apps/%s changed since it created the Pod (%s %q, the Pod's %q)", owner.Name, hash, rs.Spec.Template.Labels[hash], pod.Labels[hash])
+	}
+	return &rs.Spec.Template, "", nil
+}
+
+// revisionTemplate returns the template of the StatefulSet's or
+// DaemonSet's revision that created the Pod: the ControllerRevision that
+// the Pod's label controller-revision-hash names, not the workload's
+// current template, which a Pod under the OnDelete strategy may not have.
+func revisionTemplate(ctx context.Context, client kubernetes.Interface, pod *v1.Pod, owner metav1.OwnerReference) (*v1.PodTemplateSpec, string, error) {
+	// A StatefulSet's Pods carry the revision's name, a DaemonSet's its
+	// hash, which the revision's name ends in.
+	label := pod.Labels[appsv1.ControllerRevisionHashLabelKey]
+	if label == "" {
+		return nil, "", fmt.Errorf("the Pod has no label %s naming its revision", appsv1.ControllerRevisionHashLabelKey)
+	}
+	name := label
+	if !strings.HasPrefix(label, owner.Name+"-") {
+		name = owner.Name + "-" + label
+	}
+	revision, err := client.AppsV1().ControllerRevisions(pod.Namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, "", err
+	}
+	if ref := metav1.GetControllerOf(revision); ref == nil || ref.UID != owner.UID {
+		return nil, "", fmt.Errorf("controllerrevision.apps/%s is not %s's", name, owner.Name)
+	}
+	// The revision holds the template as a patch that replaces the
+	// workload's template as a whole.
+	var data struct {
+		Spec struct {
+			Template v1.PodTemplateSpec `json:"template"`
+		} `json:"spec"`
+	}
+	if err := json.Unmarshal(revision.Data.Raw, &data); err != nil {
+		return nil, "", fmt.Errorf("controllerrevision.apps/%s: %w", name, err)
+	}
+	return &data.Spec.Template, "revision " + name, nil
+}
+
+// jobTemplate returns the Job's template, which its Pods are all made from.
+func jobTemplate(ctx context.Context, client kubernetes.Interface, pod *v1.Pod, owner metav1.OwnerReference) (*v1.PodTemplateSpec, string, error) {
+	job, err := client.BatchV1().Jobs(pod.Namespace).Get(ctx, owner.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, "", err
+	}
+	if job.UID != owner.UID {
+		return nil, "", fmt.Errorf("job.batch/%s is not the one that created the Pod", owner.Name)
+	}
+	return &job.Spec.Template, "", nil
+}
+
+// podTemplate is the Pod template that a Pod was created from.
+type podTemplate struct {
+	// name names it: replicaset.apps/web-5d4b8f7c9, or
+	// statefulset.apps/db (revision db-7f9c5d8b6).
+	name string
+	spec *v1.PodSpec
+}
+
+// container returns the template's container of that name; a container
+// that the template lacks has no probes.
+func (t *podTemplate) container(name string) *v1.Container {
+	for _, c := range probeContainers(t.spec) {
+		if c.Name == name {
+			return c
+		}
+	}
+	return &v1.Container{Name: name}
+}
+
+// templates finds and remembers the templates that Pods were created from.
+type templates struct {
+	client kubernetes.Interface
+	mu     sync.Mutex
+	cache  map[string]templateResult
+}
+
+type templateResult struct {
+	template *podTemplate
+	err      error
+}
+
+func newTemplates(client kubernetes.Interface) *templates {
+	return &templates{client: client, cache: map[string]templateResult{}}
+}
+
+// of returns the template of the revision of its controller that the Pod
+// was created from, or nil for a Pod without such a controller.
+func (t *templates) of(ctx context.Context, pod *v1.Pod) (*podTemplate, error) {
+	ref := metav1.GetControllerOf(pod)
+	if ref == nil {
+		return nil, nil
+	}
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	if err != nil {
+		return nil, nil
+	}
+	kind, ok := workloadKinds[gv.WithKind(ref.Kind).GroupKind()]
+	if !ok || kind.template == nil {
+		return nil, nil
+	}
+	key := string(ref.UID) + "/" + pod.Labels[appsv1.DefaultDeploymentUniqueLabelKey] + "/" + pod.Labels[appsv1.ControllerRevisionHashLabelKey]
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if r, ok := t.cache[key]; ok {
+		return r.template, r.err
+	}
+	var r templateResult
+	name := kind.arg + "." + gv.Group + "/" + ref.Name
+	spec, revision, err := kind.template(ctx, t.client, pod, *ref)
+	if err != nil {
+		r.err = fmt.Errorf("%s: %w", name, err)
+	} else {
+		if revision != "" {
+			name += " (" + revision + ")"
+		}
+		r.template = &podTemplate{name: name, spec: &spec.Spec}
+	}
+	t.cache[key] = r
+	return r.template, r.err
+}
 
 // targets are the Pods that a command works on, in order, each once.
 type targets struct {
 	pods []*v1.Pod
+	// skipped are the Pods that were terminating or finished already, with
+	// the reason.
+	skipped []skippedPod
 	// workloads names the workloads that the command line named, such as
 	// deployment.apps/web, whose Pods are among pods.
 	workloads []string
 }
 
+type skippedPod struct {
+	pod    *v1.Pod
+	reason string
+}
+
+// leaving says why a Pod's probes cannot change any more, or "" when they
+// can.
+func leaving(pod *v1.Pod) string {
+	switch {
+	case pod.DeletionTimestamp != nil:
+		return "terminating"
+	case pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed:
+		return fmt.Sprintf("finished (%s)", pod.Status.Phase)
+	}
+	return ""
+}
+
 // resolveTargets reads the Pods that the arguments and the label selector
 // name, in namespace. An argument is a Pod's name, TYPE/NAME of a Pod or
-// of a workload (Deployment, StatefulSet, DaemonSet, ReplicaSet or Job),
-// which stands for the Pods that the workload controls now. A selector
-// selects Pods.
+// of a workload (see workloadKinds), which stands for the Pods that the
+// workload controls now. A selector selects Pods. Pods that are
+// terminating or finished are skipped.
 func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGetter, client kubernetes.Interface, namespace string, args []string, selector string) (*targets, error) {
 	b := resource.NewBuilder(getter).
 		WithScheme(scheme.Scheme, scheme.Scheme.PrioritizedVersionsAllGroups()...).
@@ -45,7 +260,7 @@ func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGett
 	case selector != "":
 		b = b.ResourceTypes("pods").LabelSelectorParam(selector)
 	default:
-		return nil, errors.New("name a Pod, a workload (deployment/NAME, statefulset/NAME, daemonset/NAME, replicaset/NAME, job/NAME), or select Pods with -l")
+		return nil, fmt.Errorf("name a Pod, a workload (%s), or select Pods with -l", strings.Join(workloadArgs(), ", "))
 	}
 	infos, err := b.Do().Infos()
 	if err != nil {
@@ -55,10 +270,15 @@ func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGett
 	seen := map[types.UID]bool{}
 	add := func(pods ...*v1.Pod) {
 		for _, pod := range pods {
-			if !seen[pod.UID] {
-				seen[pod.UID] = true
-				t.pods = append(t.pods, pod)
+			if seen[pod.UID] {
+				continue
 			}
+			seen[pod.UID] = true
+			if reason := leaving(pod); reason != "" {
+				t.skipped = append(t.skipped, skippedPod{pod: pod, reason: reason})
+				continue
+			}
+			t.pods = append(t.pods, pod)
 		}
 	}
 	for _, info := range infos {
@@ -66,8 +286,9 @@ func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGett
 			add(pod)
 			continue
 		}
-		name := strings.ToLower(info.Mapping.GroupVersionKind.GroupKind().String()) + "/" + info.Name
-		pods, err := workloadPods(ctx, client, info.Object)
+		gk := info.Mapping.GroupVersionKind.GroupKind()
+		name := strings.ToLower(gk.String()) + "/" + info.Name
+		pods, err := workloadPods(ctx, client, gk, info.Object)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -77,7 +298,7 @@ func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGett
 		t.workloads = append(t.workloads, name)
 		add(pods...)
 	}
-	if len(t.pods) == 0 {
+	if len(t.pods)+len(t.skipped) == 0 {
 		return nil, fmt.Errorf("no Pods in namespace %q match -l %s", namespace, selector)
 	}
 	return t, nil
@@ -86,55 +307,24 @@ func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGett
 // workloadPods returns the Pods that a workload controls now, sorted by
 // name: the Pods that its selector selects and whose controller it is (for
 // a Deployment, one of its ReplicaSets).
-func workloadPods(ctx context.Context, client kubernetes.Interface, obj runtime.Object) ([]*v1.Pod, error) {
-	var (
-		meta     metav1.ObjectMeta
-		selector *metav1.LabelSelector
-	)
-	switch w := obj.(type) {
-	case *appsv1.Deployment:
-		return deploymentPods(ctx, client, w)
-	case *appsv1.ReplicaSet:
-		meta, selector = w.ObjectMeta, w.Spec.Selector
-	case *appsv1.StatefulSet:
-		meta, selector = w.ObjectMeta, w.Spec.Selector
-	case *appsv1.DaemonSet:
-		meta, selector = w.ObjectMeta, w.Spec.Selector
-	case *batchv1.Job:
-		meta, selector = w.ObjectMeta, w.Spec.Selector
-	default:
-		return nil, errors.New("not a Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet or Job, whose Pods' probes could change")
+func workloadPods(ctx context.Context, client kubernetes.Interface, gk schema.GroupKind, obj runtime.Object) ([]*v1.Pod, error) {
+	kind, ok := workloadKinds[gk]
+	if !ok {
+		return nil, fmt.Errorf("not a Pod or a workload whose Pods' probes could change (%s)", strings.Join(workloadArgs(), ", "))
 	}
-	return controlledPods(ctx, client, meta.Namespace, selector, meta.UID)
-}
-
-// deploymentPods returns the Pods of the Deployment's ReplicaSets.
-func deploymentPods(ctx context.Context, client kubernetes.Interface, d *appsv1.Deployment) ([]*v1.Pod, error) {
-	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	meta, err := metaOf(obj)
 	if err != nil {
 		return nil, err
 	}
-	list, err := client.AppsV1().ReplicaSets(d.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	owners, err := kind.podOwners(ctx, client, meta)
 	if err != nil {
 		return nil, err
 	}
-	var owners []types.UID
-	for i := range list.Items {
-		if ref := metav1.GetControllerOf(&list.Items[i]); ref != nil && ref.UID == d.UID {
-			owners = append(owners, list.Items[i].UID)
-		}
-	}
-	return controlledPods(ctx, client, d.Namespace, d.Spec.Selector, owners...)
-}
-
-// controlledPods lists the Pods in namespace that the selector selects and
-// one of owners controls.
-func controlledPods(ctx context.Context, client kubernetes.Interface, namespace string, selector *metav1.LabelSelector, owners ...types.UID) ([]*v1.Pod, error) {
-	sel, err := metav1.LabelSelectorAsSelector(selector)
+	namespace, selector, err := polymorphichelpers.SelectorsForObject(obj)
 	if err != nil {
 		return nil, err
 	}
-	list, err := client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	list, err := client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
 	if err != nil {
 		return nil, err
 	}
@@ -146,4 +336,12 @@ func controlledPods(ctx context.Context, client kubernetes.Interface, namespace 
 	}
 	slices.SortFunc(pods, func(a, b *v1.Pod) int { return strings.Compare(a.Name, b.Name) })
 	return pods, nil
+}
+
+func metaOf(obj runtime.Object) (metav1.Object, error) {
+	meta, ok := obj.(metav1.Object)
+	if !ok {
+		return nil, fmt.Errorf("%T has no object metadata", obj)
+	}
+	return meta, nil
 }

@@ -5,6 +5,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -16,11 +17,17 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -42,8 +49,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// plugin builds kubectl-probe once, into a directory of its own, and
-// returns the directory, for the tests to put on PATH.
+// plugin builds kubectl-probe once, into a directory of its own, with its
+// completion script, as make install-plugin installs them, and returns the
+// directory, for the tests to put on PATH.
 func plugin(t *testing.T) string {
 	t.Helper()
 	pluginOnce.Do(func() {
@@ -54,7 +62,13 @@ func plugin(t *testing.T) string {
 		cmd.Dir = root(t)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			pluginErr = &buildError{err: err, out: string(out)}
+			return
 		}
+		script, err := os.ReadFile(filepath.Join(root(t), "cmd", "kubectl-probe", "kubectl_complete-probe"))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(pluginDir, "kubectl_complete-probe"), script, 0o755)
+		}
+		pluginErr = err
 	})
 	if pluginErr != nil {
 		t.Fatalf("building kubectl-probe: %v", pluginErr)
@@ -132,8 +146,11 @@ func failProbe(t *testing.T, c *cluster, kubeconfig string, want []string, args 
 
 // request is one request that went through a proxy.
 type request struct {
-	method, path string
+	method, path, query string
 }
+
+// dryRun says whether the request is a dry run.
+func (r request) dryRun() bool { return strings.Contains(r.query, "dryRun=All") }
 
 // proxy sits between the plugin and the API server: it records each
 // request and, with before set, calls it before it forwards a request.
@@ -167,7 +184,7 @@ func startProxy(t *testing.T, c *cluster, namespace string) *proxy {
 	forward.FlushInterval = -1 // watches stream
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
-		p.requests = append(p.requests, request{method: r.Method, path: r.URL.Path})
+		p.requests = append(p.requests, request{method: r.Method, path: r.URL.Path, query: r.URL.RawQuery})
 		before := p.before
 		p.mu.Unlock()
 		if before != nil {
@@ -190,11 +207,24 @@ func startProxy(t *testing.T, c *cluster, namespace string) *proxy {
 }
 
 // count returns the number of requests so far with the method and the
-// path, or with a path under it if path ends in a slash.
+// path, or with a path under it if path ends in a slash; a PATCH counts
+// only if it is not a dry run.
 func (p *proxy) count(method, path string) int {
 	n := 0
 	for _, r := range p.snapshot() {
-		if r.method == method && (r.path == path || strings.HasSuffix(path, "/") && strings.HasPrefix(r.path, path)) {
+		if r.method == method && (r.path == path || strings.HasSuffix(path, "/") && strings.HasPrefix(r.path, path)) && !r.dryRun() {
+			n++
+		}
+	}
+	return n
+}
+
+// dryRuns returns the number of dry runs so far of the path, or of paths
+// under it if path ends in a slash.
+func (p *proxy) dryRuns(path string) int {
+	n := 0
+	for _, r := range p.snapshot() {
+		if r.dryRun() && (r.path == path || strings.HasSuffix(path, "/") && strings.HasPrefix(r.path, path)) {
 			n++
 		}
 	}
@@ -286,4 +316,253 @@ func (c *cluster) pod(t *testing.T, namespace, name string) *v1.Pod {
 		t.Fatal(err)
 	}
 	return pod
+}
+
+// appSpecOn is appSpec with its port and probes on port.
+func appSpecOn(port int32) v1.PodSpec {
+	spec := appSpec()
+	c := &spec.Containers[0]
+	c.Ports[0].ContainerPort = port
+	c.LivenessProbe.HTTPGet.Port = intstr.FromInt32(port)
+	c.ReadinessProbe.HTTPGet.Port = intstr.FromInt32(port)
+	return spec
+}
+
+// app is an HTTP server on this host that stands in for the container of
+// Pods whose IP is the host's, for the API server's Pod proxy to reach:
+// /healthz and /readyz answer 200, other paths 404.
+type app struct {
+	ip   string
+	port int32
+	mu   sync.Mutex
+	hits []string
+}
+
+// startApp starts the app, or skips the test when this host has no address
+// that the API server proxies to (a global unicast one).
+func startApp(t *testing.T) *app {
+	t.Helper()
+	a := &app{}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, addr := range addrs {
+		if ipNet, ok := addr.(*net.IPNet); ok && ipNet.IP.To4() != nil && ipNet.IP.IsGlobalUnicast() {
+			a.ip = ipNet.IP.String()
+			break
+		}
+	}
+	if a.ip == "" {
+		t.Skip("this host has no global unicast IPv4 address for the API server's Pod proxy to reach")
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(a.ip, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.port = int32(l.Addr().(*net.TCPAddr).Port)
+	server := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		a.hits = append(a.hits, r.URL.Path)
+		a.mu.Unlock()
+		if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" {
+			return
+		}
+		http.NotFound(w, r)
+	})}
+	go func() { _ = server.Serve(l) }()
+	t.Cleanup(func() { _ = server.Close() })
+	return a
+}
+
+// count returns how many requests for path the app answered.
+func (a *app) count(path string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for _, h := range a.hits {
+		if h == path {
+			n++
+		}
+	}
+	return n
+}
+
+// running writes the status of a Pod whose container app runs at ip, Ready,
+// as its kubelet would.
+func running(t *testing.T, client kubernetes.Interface, pod *v1.Pod, ip string) *v1.Pod {
+	t.Helper()
+	pod = pod.DeepCopy()
+	pod.Status = v1.PodStatus{
+		Phase:              v1.PodRunning,
+		PodIP:              ip,
+		PodIPs:             []v1.PodIP{{IP: ip}},
+		ObservedGeneration: pod.Generation,
+		Conditions:         []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue}},
+		ContainerStatuses: []v1.ContainerStatus{{
+			Name: "app", Image: pod.Spec.Containers[0].Image, Ready: true, Started: ptr.To(true),
+			State: v1.ContainerState{Running: &v1.ContainerStateRunning{}},
+		}},
+	}
+	updated, err := client.CoreV1().Pods(pod.Namespace).UpdateStatus(context.Background(), pod, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return updated
+}
+
+// fakeKubelet plays the kubelet of a Node that declares
+// MutableContainerProbes, for the Pods bound to it in a namespace: it
+// reports each generation of a Pod as observed, keeping the container's
+// Ready state, as the kubelet does after a probe change; then, when
+// failing says the Pod's new readiness probe fails, it makes the container
+// not Ready and records the Unhealthy event that says why.
+type fakeKubelet struct {
+	node    string
+	failing func(*v1.Pod) bool
+}
+
+// startFakeKubelet creates the Node and plays its kubelet until the test
+// ends.
+func startFakeKubelet(t *testing.T, c *cluster, namespace, node string, failing func(*v1.Pod) bool) *fakeKubelet {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if _, err := c.client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{}); err != nil {
+		n, err := c.client.CoreV1().Nodes().Create(ctx, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.Status.DeclaredFeatures = []string{"MutableContainerProbes"}
+		if _, err := c.client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k := &fakeKubelet{node: node, failing: failing}
+	w, err := c.client.CoreV1().Pods(namespace).Watch(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer w.Stop()
+		for e := range w.ResultChan() {
+			pod, ok := e.Object.(*v1.Pod)
+			if !ok || e.Type == watch.Deleted || pod.DeletionTimestamp != nil || pod.Status.ObservedGeneration >= pod.Generation {
+				continue
+			}
+			k.sync(ctx, c.client, pod)
+		}
+	}()
+	return k
+}
+
+func (k *fakeKubelet) sync(ctx context.Context, client kubernetes.Interface, pod *v1.Pod) {
+	pods := client.CoreV1().Pods(pod.Namespace)
+	pod = pod.DeepCopy()
+	ready := pod.Status.Phase != v1.PodRunning || len(pod.Status.ContainerStatuses) == 0 || pod.Status.ContainerStatuses[0].Ready
+	setReady := func(ready bool) {
+		status := v1.ConditionFalse
+		if ready {
+			status = v1.ConditionTrue
+		}
+		pod.Status.Phase = v1.PodRunning
+		pod.Status.Conditions = []v1.PodCondition{{Type: v1.PodReady, Status: status}}
+		pod.Status.ContainerStatuses = []v1.ContainerStatus{{
+			Name: "app", Image: pod.Spec.Containers[0].Image, Ready: ready, Started: ptr.To(true),
+			State: v1.ContainerState{Running: &v1.ContainerStateRunning{}},
+		}}
+	}
+	// The change applied: the generation, with the Ready state kept.
+	pod.Status.ObservedGeneration = pod.Generation
+	setReady(ready)
+	updated, err := pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{})
+	if err != nil {
+		return
+	}
+	if !k.failing(pod) {
+		// The new readiness probe reached its success threshold.
+		if !ready {
+			pod = updated.DeepCopy()
+			setReady(true)
+			_, _ = pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{})
+		}
+		return
+	}
+	// The new readiness probe reached its failure threshold.
+	now := metav1.Now()
+	_, _ = client.CoreV1().Events(pod.Namespace).Create(ctx, &v1.Event{
+		ObjectMeta:     metav1.ObjectMeta{GenerateName: pod.Name + "-", Namespace: pod.Namespace},
+		InvolvedObject: v1.ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, FieldPath: "spec.containers{app}"},
+		Reason:         "Unhealthy", Type: v1.EventTypeWarning,
+		Message:        "Readiness probe failed: HTTP probe failed with statuscode: 404",
+		FirstTimestamp: now, LastTimestamp: now, Count: 1,
+		Source: v1.EventSource{Component: "kubelet", Host: k.node},
+	}, metav1.CreateOptions{})
+	pod = updated.DeepCopy()
+	setReady(false)
+	_, _ = pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{})
+}
+
+// waitFor polls cond until it holds, for at most 30 seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return cond(), nil
+	}); err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
+}
+
+// ready says whether the kubelet reports the Pod Ready.
+func ready(pod *v1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == v1.PodReady {
+			return c.Status == v1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// grant lets user do verbs on the Pods of namespace.
+func grant(t *testing.T, c *cluster, namespace, user string, verbs []string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := c.client.RbacV1().Roles(namespace).Create(ctx, &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: user},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: verbs}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.client.RbacV1().RoleBindings(namespace).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: user},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: user},
+		Subjects:   []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: user}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// terminating makes the Pod terminating: a finalizer keeps it until the
+// test ends.
+func terminating(t *testing.T, c *cluster, pod *v1.Pod) {
+	t.Helper()
+	ctx := context.Background()
+	pods := c.client.CoreV1().Pods(pod.Namespace)
+	if _, err := pods.Patch(ctx, pod.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":["e2e.kep-6318.example/hold"]}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pods.Delete(ctx, pod.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = pods.Patch(ctx, pod.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+	})
+}
+
+// deletePod deletes a Pod at once (no kubelet waits for it).
+func deletePod(t *testing.T, c *cluster, namespace, name string) {
+	t.Helper()
+	if err := c.client.CoreV1().Pods(namespace).Delete(context.Background(), name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
+		t.Error(err)
+	}
 }

@@ -19,21 +19,27 @@ import (
 
 // TestPluginScale measures kubectl probe on the 500 Pods of a ReplicaSet:
 // how many requests it sends, through a proxy that counts them, and how
-// long it takes, 50 Pods at a time and one at a time. It runs only with
+// long it takes, 50 Pods at a time and one at a time. Each Pod is checked
+// (a server dry run, and the new liveness probe tried through the API
+// server's Pod proxy, against an app in the test that stands in for the
+// Pods' containers) before any Pod changes. It runs only with
 // KEP_PLUGIN_SCALE=1; docs/performance.md has the figures.
 func TestPluginScale(t *testing.T) {
 	if os.Getenv("KEP_PLUGIN_SCALE") != "1" {
 		t.Skip("set KEP_PLUGIN_SCALE=1 to measure kubectl probe on 500 Pods")
 	}
 	const pods = 500
+	a := startApp(t)
 	c := startCluster(t, true)
 	newNamespace(t, c, "scale", nil)
 	app := map[string]string{"app": "web"}
-	rs := createReplicaSet(t, c, "scale", "web", appSpec(), app, nil)
+	spec := appSpecOn(a.port)
+	rs := createReplicaSet(t, c, "scale", "web", spec, app, nil)
 
 	// The Pods belong to the ReplicaSet, and no node: no controller
-	// manager or scheduler runs. A client without client-side throttling
-	// creates them 20 at a time.
+	// manager or scheduler runs. Their status says they run, at the app's
+	// address. A client without client-side throttling creates them 20 at
+	// a time.
 	config, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +52,7 @@ func TestPluginScale(t *testing.T) {
 	for range 20 {
 		wg.Go(func() {
 			for name := range names {
-				createAppPod(t, fastCluster, "scale", name, appSpec(), app, rs, "ReplicaSet")
+				running(t, fast, createAppPod(t, fastCluster, "scale", name, spec, app, rs, "ReplicaSet"), a.ip)
 			}
 		})
 	}
@@ -63,6 +69,7 @@ func TestPluginScale(t *testing.T) {
 		timeout     int
 	}{{50, 5}, {1, 6}} {
 		p.reset()
+		tried := a.count("/healthz")
 		start := time.Now()
 		r := mustProbe(t, c, p.kubeconfig, "set", "replicaset/web", "--liveness", fmt.Sprintf("--timeout-seconds=%d", run.timeout),
 			fmt.Sprintf("--max-in-flight=%d", run.maxInFlight), "--wait=false")
@@ -70,6 +77,9 @@ func TestPluginScale(t *testing.T) {
 
 		if n := strings.Count(r.stdout, " probes set\n"); n != pods {
 			t.Errorf("--max-in-flight=%d: %d Pods printed as changed, want %d", run.maxInFlight, n, pods)
+		}
+		if want := fmt.Sprintf("pre-check: the new liveness probe succeeds on %d Pods", pods); !strings.Contains(r.stderr, want) {
+			t.Errorf("--max-in-flight=%d: stderr lacks %q:\n%s", run.maxInFlight, want, r.stderr)
 		}
 		if n := strings.Count(r.stderr, "Warning: "); n != 1 {
 			t.Errorf("--max-in-flight=%d: %d warnings printed, want the server's warning once", run.maxInFlight, n)
@@ -84,15 +94,27 @@ func TestPluginScale(t *testing.T) {
 			}
 		}
 
-		patches := p.count(http.MethodPatch, "/api/v1/namespaces/scale/pods/")
+		prefix := "/api/v1/namespaces/scale/pods/"
+		dryRuns := p.dryRuns(prefix)
+		patches := p.count(http.MethodPatch, prefix)
+		proxied := 0
+		for _, req := range p.snapshot() {
+			if req.method == http.MethodGet && strings.HasPrefix(req.path, prefix) && strings.Contains(req.path, "/proxy/") {
+				proxied++
+			}
+		}
 		getRS := p.count(http.MethodGet, "/apis/apps/v1/namespaces/scale/replicasets/web")
 		listPods := p.count(http.MethodGet, "/api/v1/namespaces/scale/pods")
+		reviews := p.count(http.MethodPost, "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")
 		total := len(p.snapshot())
-		discovery := total - patches - getRS - listPods
-		t.Logf("--max-in-flight=%d: %d Pods in %.2fs; %d requests: %d PATCH of Pods, %d GET of the ReplicaSet, %d LIST of Pods, %d discovery",
-			run.maxInFlight, pods, elapsed.Seconds(), total, patches, getRS, listPods, discovery)
-		if patches != pods || getRS != 1 || listPods != 1 {
-			t.Errorf("--max-in-flight=%d: want one PATCH per Pod (%d), one GET of the ReplicaSet and one LIST of its Pods", run.maxInFlight, pods)
+		discovery := total - dryRuns - patches - proxied - getRS - listPods - reviews
+		t.Logf("--max-in-flight=%d: %d Pods in %.2fs; %d requests: %d dry runs, %d tries through the Pod proxy, %d PATCH of Pods, %d GET of the ReplicaSet, %d LIST of Pods, %d access review, %d discovery",
+			run.maxInFlight, pods, elapsed.Seconds(), total, dryRuns, proxied, patches, getRS, listPods, reviews, discovery)
+		if dryRuns != pods || proxied != pods || patches != pods || getRS != 1 || listPods != 1 || reviews != 1 {
+			t.Errorf("--max-in-flight=%d: want a dry run, a try and a PATCH per Pod (%d each), one GET of the ReplicaSet, one LIST of its Pods and one access review", run.maxInFlight, pods)
+		}
+		if n := a.count("/healthz") - tried; n != pods {
+			t.Errorf("--max-in-flight=%d: the app was asked %d times, want once per Pod", run.maxInFlight, n)
 		}
 	}
 }

@@ -5,17 +5,23 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -26,8 +32,10 @@ const keptAnnotation = "probes.kep-6318.example/disabled"
 
 // TestPlugin runs kubectl probe, the plugin built from cmd/kubectl-probe, as
 // a user does: through kubectl, which finds it on PATH, against the patched
-// kube-apiserver with MutableContainerProbes on. No node runs, so the Pods
-// stay Pending.
+// kube-apiserver with MutableContainerProbes on. No node runs: Pods stay
+// Pending, unless a test plays their kubelet (fakeKubelet) or writes their
+// status (running), with the host's address as their IP for the API
+// server's Pod proxy to reach an app in the test (startApp).
 func TestPlugin(t *testing.T) {
 	c := startCluster(t, true)
 	kc := c.kubeconfig
@@ -45,6 +53,14 @@ func TestPlugin(t *testing.T) {
 		r := mustProbe(t, c, kc, "set", "-n", "rs", "replicaset/web", "--liveness", "--timeout-seconds=10")
 		if r.stdout != "pod/web-a probes set\npod/web-b probes set\n" {
 			t.Errorf("stdout:\n%s", r)
+		}
+		for _, want := range []string{
+			"pre-check: the API server accepts the change to 2 Pods (server dry run)\n",
+			"pre-check: the new liveness probe was not tried on 2 Pods: the container is not running\n",
+		} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, r)
+			}
 		}
 		warning := `Warning: spec.containers[0]: probes changed on a pod controlled by ReplicaSet "web"`
 		if n := strings.Count(r.stderr, warning); n != 1 {
@@ -72,42 +88,52 @@ func TestPlugin(t *testing.T) {
 		r = mustProbe(t, c, kc, "show", "-n", "rs", "replicaset/web")
 		lines := tableLines(r.stdout)
 		for _, want := range [][]string{
-			{"POD", "CONTAINER", "PROBE", "HANDLER", "DELAY", "PERIOD", "TIMEOUT", "SUCCESS", "FAILURE", "TEMPLATE"},
-			{"web-a", "app", "liveness", "http-get", "http://:8080/healthz", "0s", "10s", "10s", "1", "3", "differs"},
-			{"web-a", "app", "readiness", "http-get", "http://:8080/healthz", "0s", "10s", "1s", "1", "3", "same"},
-			{"web-a", "app", "startup", "<none>", "same"},
-			{"web-b", "app", "liveness", "http-get", "http://:8080/healthz", "0s", "10s", "10s", "1", "3", "differs"},
+			{"POD", "CONTAINER", "READY", "RESTARTS", "LIVENESS", "READINESS", "STARTUP", "TEMPLATE", "GENERATION", "LAST", "PROBE", "EVENT"},
+			{"web-a", "app", "false", "0", "http-get", "http://:8080/healthz", "http-get", "http://:8080/healthz", "<none>", "differs:liveness", "2/0", "<none>"},
+			{"web-b", "app", "false", "0", "http-get", "http://:8080/healthz", "http-get", "http://:8080/healthz", "<none>", "differs:liveness", "2/0", "<none>"},
 		} {
 			if !slices.ContainsFunc(lines, func(l []string) bool { return slices.Equal(l, want) }) {
 				t.Errorf("show lacks the line %q:\n%s", want, r)
 			}
 		}
-		if len(lines) != 7 {
-			t.Errorf("show printed %d lines, want a header and 3 for each of the 2 Pods:\n%s", len(lines), r)
+		if len(lines) != 3 {
+			t.Errorf("show printed %d lines, want a header and 1 for each of the 2 Pods:\n%s", len(lines), r)
+		}
+		r = mustProbe(t, c, kc, "show", "-n", "rs", "replicaset/web", "-o", "wide")
+		if !strings.Contains(r.stdout, "http-get http://:8080/healthz delay=0s timeout=10s period=10s #success=1 #failure=3") {
+			t.Errorf("show -o wide does not show the probes' timing:\n%s", r)
 		}
 
 		r = mustProbe(t, c, kc, "show", "-n", "rs", "solo", "-o", "json")
-		var reports []struct {
-			Pod        string
-			Template   string
-			Containers []struct {
-				Name   string
-				Probes []struct {
-					Type  string
-					Probe *v1.Probe
-					Drift string
+		var list struct {
+			APIVersion, Kind string
+			Items            []struct {
+				APIVersion, Kind string
+				Metadata         struct{ Name string }
+				Template         string
+				Containers       []struct {
+					Name   string
+					Probes []struct {
+						Type     string
+						Probe    *v1.Probe
+						Template string
+					}
 				}
 			}
 		}
-		if err := json.Unmarshal([]byte(r.stdout), &reports); err != nil {
+		if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
 			t.Fatalf("show -o json: %v\n%s", err, r)
 		}
-		if len(reports) != 1 || reports[0].Pod != "solo" || reports[0].Template != "" ||
-			reports[0].Containers[0].Probes[0].Drift != "unknown" || reports[0].Containers[0].Probes[0].Probe.TimeoutSeconds != 1 {
+		if list.APIVersion != "v1" || list.Kind != "List" || len(list.Items) != 1 {
+			t.Fatalf("show -o json is not a List of one item:\n%s", r)
+		}
+		item := list.Items[0]
+		if item.APIVersion != "probe.kep-6318.example/v1alpha1" || item.Kind != "PodProbes" || item.Metadata.Name != "solo" || item.Template != "" ||
+			item.Containers[0].Probes[0].Template != "unknown" || item.Containers[0].Probes[0].Probe.TimeoutSeconds != 1 {
 			t.Errorf("show -o json of a Pod without a controller:\n%s", r)
 		}
 		r = mustProbe(t, c, kc, "show", "-n", "rs", "-l", "app=web", "-o", "yaml")
-		for _, want := range []string{"pod: solo", "pod: web-a", "pod: web-b", "template: replicaset.apps/web", "drift: differs"} {
+		for _, want := range []string{"kind: List", "name: solo", "name: web-a", "name: web-b", "template: replicaset.apps/web", "template: differs"} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("show -l app=web -o yaml lacks %q:\n%s", want, r)
 			}
@@ -122,7 +148,7 @@ func TestPlugin(t *testing.T) {
 		}
 
 		// A new handler replaces the old one; the other fields stay.
-		set("--readiness", "--get-url=http://:http/readyz", "--wait=false")
+		set("--readiness", "--get-url=http://:http/readyz")
 		want := &v1.Probe{ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/readyz", Port: intstr.FromString("http"), Scheme: v1.URISchemeHTTP}},
 			TimeoutSeconds: 1, PeriodSeconds: 10, SuccessThreshold: 1, FailureThreshold: 3}
 		if diff := cmp.Diff(want, c.pod(t, "set", "web").Spec.Containers[0].ReadinessProbe); diff != "" {
@@ -137,7 +163,13 @@ func TestPlugin(t *testing.T) {
 		if diff := cmp.Diff(want, c.pod(t, "set", "web").Spec.Containers[0].StartupProbe); diff != "" {
 			t.Errorf("startup probe (-want +got):\n%s", diff)
 		}
-		set("--startup", "--remove")
+		// Removing the startup probe of a container that has not started
+		// needs a confirmation: there is no terminal here.
+		failProbe(t, c, kc, []string{
+			"warning: the container has not started on pod/web: without its startup probe, its liveness probe starts at once and may restart it",
+			"error: not confirmed: give --yes to go on",
+		}, "set", "-n", "set", "web", "--startup", "--remove")
+		set("--startup", "--remove", "--yes")
 		if p := c.pod(t, "set", "web").Spec.Containers[0].StartupProbe; p != nil {
 			t.Errorf("the startup probe is still there after --remove: %+v", p)
 		}
@@ -151,8 +183,10 @@ func TestPlugin(t *testing.T) {
 			t.Errorf("server dry run:\n%s", r)
 		}
 		r = set("--liveness", "--open-tcp=8080", "--dry-run=client", "-o", "yaml")
-		if !strings.Contains(r.stdout, "tcpSocket:\n") || !strings.Contains(r.stdout, "kind: Pod") {
-			t.Errorf("client dry run -o yaml does not print the changed Pod:\n%s", r)
+		for _, want := range []string{"kind: List", "kind: PodProbeResult", "result: changed", "tcpSocket:\n"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("client dry run -o yaml lacks %q:\n%s", want, r)
+			}
 		}
 		if after := c.pod(t, "set", "web"); after.ResourceVersion != before.ResourceVersion {
 			t.Errorf("a dry run changed the Pod: resourceVersion %s, then %s", before.ResourceVersion, after.ResourceVersion)
@@ -164,6 +198,23 @@ func TestPlugin(t *testing.T) {
 		if p := c.pod(t, "set", "web").Spec.Containers[0].LivenessProbe; p.InitialDelaySeconds != 3 || p.PeriodSeconds != 20 || p.TimeoutSeconds != 1 {
 			t.Errorf("liveness probe after setting the delay and period: %+v", p)
 		}
+
+		// The field manager, kubectl-probe unless --field-manager says.
+		set("--liveness", "--period-seconds=30", "--field-manager=oncall")
+		set("--readiness", "--period-seconds=40")
+		var managers []string
+		for _, m := range c.pod(t, "set", "web").ManagedFields {
+			managers = append(managers, m.Manager)
+		}
+		if !slices.Contains(managers, "kubectl-probe") || !slices.Contains(managers, "oncall") {
+			t.Errorf("field managers %v, want kubectl-probe and oncall among them", managers)
+		}
+
+		// --timeout still works, and says it is deprecated.
+		r = set("--liveness", "--period-seconds=50", "--timeout=1m")
+		if !strings.Contains(r.stderr, "Flag --timeout has been deprecated, use --wait-timeout instead") {
+			t.Errorf("--timeout does not say it is deprecated:\n%s", r)
+		}
 	})
 
 	t.Run("disable and restore", func(t *testing.T) {
@@ -171,14 +222,15 @@ func TestPlugin(t *testing.T) {
 		created := createAppPod(t, c, "keep", "api", appSpec(), nil, nil, "")
 		original := created.Spec.Containers[0].LivenessProbe
 		p := startProxy(t, c, "keep")
-		patches := func() int {
+		path := "/api/v1/namespaces/keep/pods/api"
+		patches := func() (int, int) {
 			defer p.reset()
-			return p.count(http.MethodPatch, "/api/v1/namespaces/keep/pods/api")
+			return p.dryRuns(path), p.count(http.MethodPatch, path)
 		}
 
 		mustProbe(t, c, p.kubeconfig, "disable", "api", "--liveness")
-		if n := patches(); n != 1 {
-			t.Errorf("disable sent %d patches, want 1", n)
+		if dry, real := patches(); dry != 1 || real != 1 {
+			t.Errorf("disable sent %d dry runs and %d patches, want 1 each", dry, real)
 		}
 		pod := c.pod(t, "keep", "api")
 		if pod.Spec.Containers[0].LivenessProbe != nil || pod.Generation != 2 {
@@ -192,14 +244,18 @@ func TestPlugin(t *testing.T) {
 			t.Errorf("kept liveness probe (-want +got):\n%s", diff)
 		}
 		if r := mustProbe(t, c, kc, "show", "-n", "keep", "api"); !slices.ContainsFunc(tableLines(r.stdout), func(l []string) bool {
-			return slices.Equal(l, []string{"api", "app", "liveness", "<disabled>", "-"})
+			return len(l) > 4 && l[0] == "api" && l[4] == "<disabled>"
 		}) {
 			t.Errorf("show does not mark the disabled probe:\n%s", r)
 		}
 
-		mustProbe(t, c, p.kubeconfig, "restore", "api", "--liveness")
-		if n := patches(); n != 1 {
-			t.Errorf("restore sent %d patches, want 1", n)
+		r := mustProbe(t, c, p.kubeconfig, "restore", "api", "--liveness")
+		if dry, real := patches(); dry != 1 || real != 1 {
+			t.Errorf("restore sent %d dry runs and %d patches, want 1 each", dry, real)
+		}
+		want := `restore: puts back on pod/api the liveness probe of container "app": http-get http://:8080/healthz delay=0s timeout=1s period=10s #success=1 #failure=3 (the Pod has no template to compare it with)`
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("restore does not show what it puts back, %q:\n%s", want, r)
 		}
 		pod = c.pod(t, "keep", "api")
 		if diff := cmp.Diff(original, pod.Spec.Containers[0].LivenessProbe); diff != "" {
@@ -209,13 +265,16 @@ func TestPlugin(t *testing.T) {
 			t.Errorf("after restore: generation %d, annotations %v", pod.Generation, pod.Annotations)
 		}
 
-		failProbe(t, c, kc, []string{`error: pod/api: container "app" has no liveness probe kept by kubectl probe disable`},
+		failProbe(t, c, kc, []string{`error: pod/api: container "app" has no liveness probe kept by kubectl probe disable; there is nothing to restore`},
 			"restore", "-n", "keep", "api", "--liveness")
 
 		// Someone sets a liveness probe after disable: restore refuses to
-		// replace it, unless --force.
+		// replace it, unless --force, and disable refuses to replace the
+		// kept one.
 		mustProbe(t, c, kc, "disable", "-n", "keep", "api", "--liveness")
 		c.mustKubectl(t, "", "-n", "keep", "patch", "pod", "api", "-p", `{"spec":{"containers":[{"name":"app","livenessProbe":{"tcpSocket":{"port":8080}}}]}}`)
+		failProbe(t, c, kc, []string{`error: pod/api: container "app" keeps a liveness probe that an earlier disable removed, and has another one set since`},
+			"disable", "-n", "keep", "api", "--liveness")
 		failProbe(t, c, kc, []string{`error: pod/api: container "app" has a liveness probe again, set after kubectl probe disable kept the old one; --force replaces it`},
 			"restore", "-n", "keep", "api", "--liveness")
 		if p := c.pod(t, "keep", "api").Spec.Containers[0].LivenessProbe; p.TCPSocket == nil {
@@ -224,6 +283,100 @@ func TestPlugin(t *testing.T) {
 		mustProbe(t, c, kc, "restore", "-n", "keep", "api", "--liveness", "--force")
 		if diff := cmp.Diff(original, c.pod(t, "keep", "api").Spec.Containers[0].LivenessProbe); diff != "" {
 			t.Errorf("liveness probe after restore --force (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("planted annotation", func(t *testing.T) {
+		newNamespace(t, c, "planted", nil)
+		labels := map[string]string{"app": "web"}
+		rs := createReplicaSet(t, c, "planted", "web", appSpec(), labels, nil)
+		createAppPod(t, c, "planted", "web-a", appSpec(), labels, rs, "ReplicaSet")
+		createAppPod(t, c, "planted", "bare", appSpec(), nil, nil, "")
+		mustProbe(t, c, kc, "disable", "-n", "planted", "web-a", "bare", "--liveness")
+		// Someone who may patch Pods, and not exec into them, plants a
+		// command in the kept copy.
+		planted := `{"app":{"liveness":{"exec":{"command":["sh","-c","cat /var/run/secrets/kubernetes.io/serviceaccount/token > /tmp/x"]},"timeoutSeconds":1,"periodSeconds":10,"successThreshold":1,"failureThreshold":3}}}`
+		for _, name := range []string{"web-a", "bare"} {
+			patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{keptAnnotation: planted}}})
+			c.mustKubectl(t, "", "-n", "planted", "patch", "pod", name, "-p", string(patch))
+		}
+		failProbe(t, c, kc, []string{
+			"error: the pre-check refused 2 of 2 Pods; no Pod was changed:",
+			`- pod/bare: the liveness probe kept for container "app" runs a command, exec [sh -c cat /var/run/secrets/kubernetes.io/serviceaccount/token > /tmp/x], and anyone who may patch the Pod may have written it; with no template to compare it with, only --force puts it back`,
+			`- pod/web-a: the liveness probe kept for container "app" is not the one of the template of replicaset.apps/web, and anyone who may patch the Pod may have written it: kept exec [sh -c cat`,
+		}, "restore", "-n", "planted", "bare", "web-a", "--liveness")
+		for _, name := range []string{"web-a", "bare"} {
+			if p := c.pod(t, "planted", name).Spec.Containers[0].LivenessProbe; p != nil {
+				t.Errorf("%s: a refused restore installed %+v", name, p)
+			}
+		}
+		// --from-template puts back the template's probe, and drops the
+		// planted one.
+		r := mustProbe(t, c, kc, "restore", "-n", "planted", "web-a", "--liveness", "--from-template")
+		if !strings.Contains(r.stderr, `restore: puts back on pod/web-a the liveness probe of container "app": http-get http://:8080/healthz delay=0s timeout=1s period=10s #success=1 #failure=3 (the template's)`) {
+			t.Errorf("restore --from-template does not show what it puts back:\n%s", r)
+		}
+		pod := c.pod(t, "planted", "web-a")
+		if diff := cmp.Diff(rs.Spec.Template.Spec.Containers[0].LivenessProbe, pod.Spec.Containers[0].LivenessProbe); diff != "" || pod.Annotations[keptAnnotation] != "" {
+			t.Errorf("after restore --from-template: annotations %v, liveness probe (-want +got):\n%s", pod.Annotations, diff)
+		}
+		// --force installs it: the user said so.
+		mustProbe(t, c, kc, "restore", "-n", "planted", "bare", "--liveness", "--force")
+		if p := c.pod(t, "planted", "bare").Spec.Containers[0].LivenessProbe; p == nil || p.Exec == nil {
+			t.Errorf("restore --force did not put the kept probe back: %+v", p)
+		}
+	})
+
+	t.Run("template of the Pod's revision", func(t *testing.T) {
+		newNamespace(t, c, "revision", nil)
+		labels := map[string]string{"app": "db"}
+		// The StatefulSet's template moved to a newer revision; db-0 was
+		// created from the older one, and OnDelete leaves it so. The
+		// revisions hold the templates as the API server defaulted them.
+		ss, err := c.client.AppsV1().StatefulSets("revision").Create(ctx, &appsv1.StatefulSet{
+			ObjectMeta: metav1.ObjectMeta{Name: "db"},
+			Spec: appsv1.StatefulSetSpec{
+				Replicas:       ptr.To[int32](1),
+				ServiceName:    "db",
+				Selector:       &metav1.LabelSelector{MatchLabels: labels},
+				Template:       v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: appSpec()},
+				UpdateStrategy: appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType},
+			},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		templates := []v1.PodTemplateSpec{*ss.Spec.Template.DeepCopy()}
+		ss.Spec.Template.Spec.Containers[0].LivenessProbe.TimeoutSeconds = 5
+		if ss, err = c.client.AppsV1().StatefulSets("revision").Update(ctx, ss, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		templates = append(templates, ss.Spec.Template)
+		for i, template := range templates {
+			var fields map[string]any
+			raw, _ := json.Marshal(template)
+			if err := json.Unmarshal(raw, &fields); err != nil {
+				t.Fatal(err)
+			}
+			fields["$patch"] = "replace"
+			data, err := json.Marshal(map[string]any{"spec": map[string]any{"template": fields}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.client.AppsV1().ControllerRevisions("revision").Create(ctx, &appsv1.ControllerRevision{
+				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("db-r%d", i+1), Labels: map[string]string{"controller-revision-hash": fmt.Sprintf("r%d", i+1)},
+					OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db", UID: ss.UID, Controller: ptr.To(true)}}},
+				Data:     runtime.RawExtension{Raw: data},
+				Revision: int64(i + 1),
+			}, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		podLabels := map[string]string{"app": "db", "controller-revision-hash": "db-r1"}
+		createAppPod(t, c, "revision", "db-0", appSpec(), podLabels, ss, "StatefulSet")
+		r := mustProbe(t, c, kc, "show", "-n", "revision", "statefulset/db", "-o", "yaml")
+		if !strings.Contains(r.stdout, "template: statefulset.apps/db (revision db-r1)") || strings.Contains(r.stdout, "template: differs") {
+			t.Errorf("show does not compare db-0 with its own revision, db-r1:\n%s", r)
 		}
 	})
 
@@ -247,13 +400,12 @@ func TestPlugin(t *testing.T) {
 		createAppPod(t, c, "deploy", "front-1-a", spec, labels, rs, "ReplicaSet")
 		createAppPod(t, c, "deploy", "front-1-b", spec, labels, rs, "ReplicaSet")
 
-		// Two containers can have probes: the command stops at the first Pod.
+		// Two containers can have probes: the pre-check refuses both Pods.
 		failProbe(t, c, kc, []string{
-			"error: pod/front-1-a: has 2 containers that can have probes (proxy, app): choose one with -c",
-			"done (0): none", "failed (1): pod/front-1-a", "not started, left as they are (1): pod/front-1-b",
+			"error: the pre-check refused 2 of 2 Pods; no Pod was changed:\n- pod/front-1-a, pod/front-1-b: has 2 containers that can have probes (proxy, app): choose one with -c\n",
 		}, "set", "-n", "deploy", "deployment/front", "--liveness", "--timeout-seconds=5")
 
-		r := mustProbe(t, c, kc, "set", "-n", "deploy", "deployment/front", "-c", "proxy", "--readiness", "--open-tcp=9000", "--wait=false")
+		r := mustProbe(t, c, kc, "set", "-n", "deploy", "deployment/front", "-c", "proxy", "--readiness", "--open-tcp=9000")
 		if !strings.Contains(r.stderr, "deployment.apps/front: its Pod template is unchanged") {
 			t.Errorf("no note that the template is unchanged:\n%s", r)
 		}
@@ -265,12 +417,12 @@ func TestPlugin(t *testing.T) {
 		}
 		r = mustProbe(t, c, kc, "show", "-n", "deploy", "deployment/front", "-c", "proxy")
 		if !slices.ContainsFunc(tableLines(r.stdout), func(l []string) bool {
-			return slices.Equal(l, []string{"front-1-b", "proxy", "readiness", "tcp-socket", ":9000", "0s", "10s", "1s", "1", "3", "differs"})
+			return slices.Equal(l, []string{"front-1-b", "proxy", "false", "0", "<none>", "tcp-socket", ":9000", "<none>", "differs:readiness", "2/0", "<none>"})
 		}) {
 			t.Errorf("show -c proxy does not mark the sidecar's changed readiness probe:\n%s", r)
 		}
 
-		// kubectl.kubernetes.io/default-container chooses, as for kubectl exec.
+		// kubectl.kubernetes.io/default-container chooses.
 		c.mustKubectl(t, "", "-n", "deploy", "annotate", "pod", "front-1-a", "kubectl.kubernetes.io/default-container=app")
 		mustProbe(t, c, kc, "set", "-n", "deploy", "front-1-a", "--liveness", "--timeout-seconds=5")
 		if p := c.pod(t, "deploy", "front-1-a").Spec.Containers[0].LivenessProbe; p.TimeoutSeconds != 5 {
@@ -280,25 +432,263 @@ func TestPlugin(t *testing.T) {
 
 	t.Run("readiness wait", func(t *testing.T) {
 		newNamespace(t, c, "wait", nil)
-		createAppPod(t, c, "wait", "a", appSpec(), nil, nil, "")
-		createAppPod(t, c, "wait", "b", appSpec(), nil, nil, "")
-		period := func(name string) int32 {
-			return c.pod(t, "wait", name).Spec.Containers[0].ReadinessProbe.PeriodSeconds
+		// The kubelet of node wait: the readiness probe on /missing fails.
+		startFakeKubelet(t, c, "wait", "wait", func(p *v1.Pod) bool {
+			r := p.Spec.Containers[0].ReadinessProbe
+			return r != nil && r.HTTPGet != nil && r.HTTPGet.Path == "/missing"
+		})
+		spec := appSpec()
+		spec.NodeName = "wait"
+		spec.Containers[0].ReadinessProbe.PeriodSeconds = 1
+		spec.Containers[0].ReadinessProbe.FailureThreshold = 1
+		for _, name := range []string{"a", "b", "c"} {
+			createAppPod(t, c, "wait", name, spec, map[string]string{"app": "wait"}, nil, "")
+		}
+		waitFor(t, "the fake kubelet to report the Pods Ready", func() bool {
+			for _, name := range []string{"a", "b", "c"} {
+				if p := c.pod(t, "wait", name); p.Status.ObservedGeneration != 1 {
+					return false
+				}
+			}
+			return true
+		})
+		path := func(name string) string {
+			return c.pod(t, "wait", name).Spec.Containers[0].ReadinessProbe.HTTPGet.Path
 		}
 
-		// The Pods stay Pending: a changes, is never Ready, and b is not
-		// started.
+		// The new probe fails on the first Pod: the command stops there,
+		// and b and c are not started.
+		start := time.Now()
 		failProbe(t, c, kc, []string{
-			"error: pod/a: changed, but not Ready within 2s (--timeout)",
-			"done (0): none", "failed (1): pod/a", "not started, left as they are (1): pod/b",
-		}, "set", "-n", "wait", "a", "pod/b", "--readiness", "--period-seconds=5", "--timeout=2s")
-		if period("a") != 5 || period("b") != 10 {
-			t.Errorf("readiness periodSeconds: a %d (want 5), b %d (want 10, not started)", period("a"), period("b"))
+			"error: pod/a: changed, but the new readiness probe failed: container \"app\" is not Ready any more; its last Unhealthy event, ",
+			"ago: Readiness probe failed: HTTP probe failed with statuscode: 404\n",
+			"to undo it: kubectl patch pod a -n wait -p '",
+			"done (0): none", "failed (1): pod/a", "not started, left as they are (2): pod/b pod/c",
+		}, "set", "-n", "wait", "-l", "app=wait", "--readiness", "--get-url=http://:8080/missing", "--skip-check")
+		if elapsed := time.Since(start); elapsed > 30*time.Second {
+			t.Errorf("the command took %s to stop", elapsed)
+		}
+		if path("a") != "/missing" || path("b") != "/healthz" || path("c") != "/healthz" {
+			t.Errorf("readiness paths: a %s (want /missing), b %s and c %s (want /healthz, not started)", path("a"), path("b"), path("c"))
 		}
 
-		r := mustProbe(t, c, kc, "set", "-n", "wait", "a", "pod/b", "--readiness", "--period-seconds=5", "--wait=false", "--max-in-flight=2")
-		if !strings.Contains(r.stdout, "pod/a unchanged\n") || !strings.Contains(r.stdout, "pod/b probes set\n") || period("b") != 5 {
-			t.Errorf("--wait=false:\n%s", r)
+		// --undo-on-failure puts a's probe back.
+		c.mustKubectl(t, "", "-n", "wait", "patch", "pod", "a", "-p", `{"spec":{"containers":[{"name":"app","readinessProbe":{"httpGet":{"path":"/healthz"}}}]}}`)
+		waitFor(t, "a Ready again", func() bool { return ready(c.pod(t, "wait", "a")) })
+		r := failProbe(t, c, kc, []string{"pod/a: undone: its probes are as they were before"},
+			"set", "-n", "wait", "-l", "app=wait", "--readiness", "--get-url=http://:8080/missing", "--skip-check", "--undo-on-failure", "-o", "json")
+		if path("a") != "/healthz" {
+			t.Errorf("a's readiness path after --undo-on-failure: %s", path("a"))
+		}
+		if !strings.Contains(r.stdout, `"result": "failed"`) || !strings.Contains(r.stdout, "; undone") {
+			t.Errorf("-o json does not say a failed and was undone:\n%s", r)
+		}
+
+		// A probe that does not fail passes once the Pod stayed Ready
+		// through its failure window.
+		waitFor(t, "a Ready again", func() bool { return ready(c.pod(t, "wait", "a")) })
+		r = mustProbe(t, c, kc, "set", "-n", "wait", "a", "--readiness", "--timeout-seconds=2", "--skip-check")
+		if !strings.Contains(r.stderr, "pod/a: the kubelet applied generation ") ||
+			!strings.Contains(r.stderr, "; the new readiness probe passed: the container stayed Ready through the probe's failure window (8s)") {
+			t.Errorf("the readiness change was not confirmed:\n%s", r)
+		}
+		// A liveness change waits for the generation only.
+		r = mustProbe(t, c, kc, "set", "-n", "wait", "b", "--liveness", "--timeout-seconds=3", "--skip-check")
+		if !strings.Contains(r.stderr, "pod/b: the kubelet applied generation 2\n") {
+			t.Errorf("the liveness change was not confirmed:\n%s", r)
+		}
+
+		// A Pod whose kubelet does not report the change.
+		silent := appSpec()
+		silent.NodeName = "silent"
+		startFakeKubelet(t, c, "none", "silent", func(*v1.Pod) bool { return false })
+		createAppPod(t, c, "wait", "d", silent, nil, nil, "")
+		failProbe(t, c, kc, []string{`error: pod/d: changed, but the kubelet did not report generation 2 within 2s (--wait-timeout)`},
+			"set", "-n", "wait", "d", "--liveness", "--timeout-seconds=3", "--wait-timeout=2s")
+	})
+
+	t.Run("try the new probe", func(t *testing.T) {
+		a := startApp(t)
+		newNamespace(t, c, "try", nil)
+		running(t, c.client, createAppPod(t, c, "try", "web", appSpecOn(a.port), nil, nil, ""), a.ip)
+		port := fmt.Sprint(a.port)
+
+		failProbe(t, c, kc, []string{
+			"error: pod/web: the new readiness probe of container \"app\" fails now: http-get http://:" + port + "/missing: answered 404 Not Found\n",
+			"hint: --skip-check stores it anyway\n",
+		}, "set", "-n", "try", "web", "--readiness", "--get-url=http://:"+port+"/missing")
+		if g := c.pod(t, "try", "web").Generation; g != 1 || a.count("/missing") != 1 {
+			t.Errorf("generation %d after the refusal (want 1), the app was asked %d times (want once)", g, a.count("/missing"))
+		}
+
+		r := mustProbe(t, c, kc, "set", "-n", "try", "web", "--readiness", "--get-url=http://:"+port+"/readyz")
+		if !strings.Contains(r.stderr, "pre-check: the new readiness probe succeeds: http-get http://:"+port+"/readyz: answered 200 OK\n") {
+			t.Errorf("the pre-check does not say the new probe succeeds:\n%s", r)
+		}
+		mustProbe(t, c, kc, "set", "-n", "try", "web", "--readiness", "--get-url=http://:"+port+"/missing", "--skip-check")
+		if p := c.pod(t, "try", "web").Spec.Containers[0].ReadinessProbe; p.HTTPGet.Path != "/missing" {
+			t.Errorf("--skip-check did not store the probe: %+v", p)
+		}
+
+		// A user who may patch Pods, but not use the Pod proxy: one line,
+		// and the change goes on.
+		grant(t, c, "try", "bob", []string{"get", "list", "watch", "patch"})
+		r = mustProbe(t, c, kc, "set", "-n", "try", "web", "--liveness", "--get-url=http://:"+port+"/readyz", "--as=bob")
+		if !strings.Contains(r.stderr, `pre-check: the new probe was not tried: you may not get pods/proxy in namespace "try"; the readiness wait still checks a readiness probe`) {
+			t.Errorf("no line about the missing permission:\n%s", r)
+		}
+	})
+
+	t.Run("pre-check summary", func(t *testing.T) {
+		newNamespace(t, c, "mixed", nil)
+		mixed := map[string]string{"app": "mixed"}
+		// A node whose kubelet does not declare the feature.
+		if _, err := c.client.CoreV1().Nodes().Create(ctx, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "old-node"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		bound := appSpec()
+		bound.NodeName = "old-node"
+		createAppPod(t, c, "mixed", "old-1", bound, mixed, nil, "")
+		createAppPod(t, c, "mixed", "old-2", bound, mixed, nil, "")
+		twoContainers := appSpec()
+		twoContainers.Containers = append(twoContainers.Containers, v1.Container{Name: "log", Image: "registry.k8s.io/e2e-test-images/agnhost:2.53"})
+		createAppPod(t, c, "mixed", "two", twoContainers, mixed, nil, "")
+		createAppPod(t, c, "mixed", "fine", appSpec(), mixed, nil, "")
+		terminating(t, c, createAppPod(t, c, "mixed", "leaving", appSpec(), mixed, nil, ""))
+
+		r := failProbe(t, c, kc, []string{
+			"error: the pre-check refused 3 of 4 Pods; no Pod was changed:\n" +
+				`- pod/old-1, pod/old-2: pod update requires features MutableContainerProbes which are not available on node "old-node"` + "\n" +
+				"  hint: the kubelet of the Pod's node cannot apply probe changes: turn MutableContainerProbes on in that kubelet (or upgrade it), or replace the Pod\n" +
+				"- pod/two: has 2 containers that can have probes (app, log): choose one with -c\n",
+		}, "set", "-n", "mixed", "-l", "app=mixed", "--liveness", "--timeout-seconds=5")
+		if r.stdout != "pod/leaving skipped: terminating\n" {
+			t.Errorf("stdout:\n%s", r)
+		}
+		for _, name := range []string{"old-1", "old-2", "two", "fine"} {
+			if g := c.pod(t, "mixed", name).Generation; g != 1 {
+				t.Errorf("%s is at generation %d after the refusal", name, g)
+			}
+		}
+	})
+
+	t.Run("hints", func(t *testing.T) {
+		newNamespace(t, c, "hints", nil)
+		set := []string{"set", "-n", "hints", "--liveness", "--timeout-seconds=5"}
+
+		// A terminating Pod, and a finished one: skipped, nothing done.
+		terminating(t, c, createAppPod(t, c, "hints", "leaving", appSpec(), nil, nil, ""))
+		r := failProbe(t, c, kc, []string{"error: no Pod was changed: each one was skipped"}, append(set, "leaving")...)
+		if r.stdout != "pod/leaving skipped: terminating\n" {
+			t.Errorf("a terminating Pod:\n%s", r)
+		}
+		done := createAppPod(t, c, "hints", "done", appSpec(), nil, nil, "")
+		done.Status.Phase = v1.PodSucceeded
+		if _, err := c.client.CoreV1().Pods("hints").UpdateStatus(ctx, done, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		r = failProbe(t, c, kc, []string{"error: no Pod was changed: each one was skipped"}, append(set, "done")...)
+		if r.stdout != "pod/done skipped: finished (Succeeded)\n" {
+			t.Errorf("a finished Pod:\n%s", r)
+		}
+
+		// A user who may read Pods but not patch them.
+		createAppPod(t, c, "hints", "web", appSpec(), nil, nil, "")
+		grant(t, c, "hints", "alice", []string{"get", "list", "watch"})
+		failProbe(t, c, kc, []string{`User "alice" cannot patch resource "pods"`, "hint: you may not patch Pods in this namespace"},
+			append(set, "web", "--as=alice")...)
+
+		// Pod Security: at baseline, a probe may not name a host.
+		newNamespace(t, c, "baseline", map[string]string{"pod-security.kubernetes.io/enforce": "baseline"})
+		createAppPod(t, c, "baseline", "web", appSpec(), nil, nil, "")
+		failProbe(t, c, kc, []string{`violates PodSecurity "baseline:latest"`, `hint: a probe or lifecycle handler names a host, which the namespace's Pod Security level "baseline:latest" forbids: leave out the host`},
+			"set", "-n", "baseline", "web", "--readiness", "--get-url=http://169.254.169.254:80/")
+		if p := c.pod(t, "baseline", "web").Spec.Containers[0].ReadinessProbe; p.HTTPGet.Host != "" {
+			t.Errorf("a refused change was stored: %+v", p)
+		}
+		// The level raised after the Pod was created: no probe change fixes
+		// that.
+		newNamespace(t, c, "raised", nil)
+		createAppPod(t, c, "raised", "web", appSpec(), nil, nil, "")
+		c.mustKubectl(t, "", "label", "namespace", "raised", "pod-security.kubernetes.io/enforce=restricted")
+		failProbe(t, c, kc, []string{`violates PodSecurity "restricted:latest"`, `hint: the Pod breaks the namespace's Pod Security level "restricted:latest" for reasons no probe causes (allowPrivilegeEscalation != false, `},
+			"set", "-n", "raised", "web", "--liveness", "--timeout-seconds=5")
+	})
+
+	t.Run("pods that come and go", func(t *testing.T) {
+		newNamespace(t, c, "churn", nil)
+		labels := map[string]string{"app": "once"}
+		job, err := c.client.BatchV1().Jobs("churn").Create(ctx, &batchv1.Job{
+			ObjectMeta: metav1.ObjectMeta{Name: "once"},
+			Spec: batchv1.JobSpec{
+				ManualSelector: ptr.To(true),
+				Selector:       &metav1.LabelSelector{MatchLabels: labels},
+				Suspend:        ptr.To(true),
+				Template: v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: func() v1.PodSpec {
+					s := appSpec()
+					s.RestartPolicy = v1.RestartPolicyNever
+					return s
+				}()},
+			},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		failed := createAppPod(t, c, "churn", "once-a", job.Spec.Template.Spec, labels, job, "Job")
+		failed.Status.Phase = v1.PodFailed
+		if _, err := c.client.CoreV1().Pods("churn").UpdateStatus(ctx, failed, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		createAppPod(t, c, "churn", "once-b", job.Spec.Template.Spec, labels, job, "Job")
+		r := mustProbe(t, c, kc, "set", "-n", "churn", "job/once", "--liveness", "--timeout-seconds=5")
+		if r.stdout != "pod/once-a skipped: finished (Failed)\npod/once-b probes set\n" {
+			t.Errorf("a Job with a failed Pod:\n%s", r)
+		}
+
+		// Pods deleted, and deleted and created again, between the
+		// pre-check and their change.
+		web := map[string]string{"app": "web"}
+		for _, name := range []string{"web-a", "web-b", "web-c"} {
+			createAppPod(t, c, "churn", name, appSpec(), web, nil, "")
+		}
+		p := startProxy(t, c, "churn")
+		var once sync.Map
+		p.before = func(r *http.Request) {
+			if r.Method != http.MethodPatch || strings.Contains(r.URL.RawQuery, "dryRun") {
+				return
+			}
+			name := filepath.Base(r.URL.Path)
+			if _, done := once.LoadOrStore(name, true); done {
+				return
+			}
+			switch name {
+			case "web-b":
+				deletePod(t, c, "churn", name)
+			case "web-c":
+				deletePod(t, c, "churn", name)
+				createAppPod(t, c, "churn", name, appSpec(), web, nil, "")
+			}
+		}
+		r = mustProbe(t, c, p.kubeconfig, "set", "-l", "app=web", "--liveness", "--timeout-seconds=5", "-o", "json")
+		var results struct {
+			Items []struct {
+				Metadata       struct{ Name string }
+				Result, Reason string
+			}
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &results); err != nil {
+			t.Fatalf("-o json: %v\n%s", err, r)
+		}
+		got := map[string]string{}
+		for _, item := range results.Items {
+			got[item.Metadata.Name] = item.Result + ": " + item.Reason
+		}
+		want := map[string]string{"web-a": "changed: ", "web-b": "skipped: deleted", "web-c": "skipped: recreated: another Pod has its name now"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("results (-want +got):\n%s\n%s", diff, r)
+		}
+		if p := c.pod(t, "churn", "web-c").Spec.Containers[0].LivenessProbe; p.TimeoutSeconds != 1 {
+			t.Errorf("the new web-c was changed: %+v", p)
 		}
 	})
 
@@ -306,12 +696,12 @@ func TestPlugin(t *testing.T) {
 		newNamespace(t, c, "conflict", nil)
 		createAppPod(t, c, "conflict", "web", appSpec(), nil, nil, "")
 		p := startProxy(t, c, "conflict")
-		// Just before the plugin's first patch arrives, someone else
-		// changes the readiness probe: the patch, computed from the Pod
-		// before that, conflicts.
+		// Just before the plugin's patch arrives, after its dry run,
+		// someone else changes the readiness probe: the patch, computed
+		// from the Pod before that, conflicts.
 		var once sync.Once
 		p.before = func(r *http.Request) {
-			if r.Method != http.MethodPatch {
+			if r.Method != http.MethodPatch || strings.Contains(r.URL.RawQuery, "dryRun") {
 				return
 			}
 			once.Do(func() {
@@ -333,69 +723,19 @@ func TestPlugin(t *testing.T) {
 		}
 	})
 
-	t.Run("hints", func(t *testing.T) {
-		newNamespace(t, c, "hints", nil)
-		set := []string{"set", "-n", "hints", "--liveness", "--timeout-seconds=5"}
-
-		// A node whose kubelet does not declare the feature.
-		if _, err := c.client.CoreV1().Nodes().Create(ctx, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
+	t.Run("completion", func(t *testing.T) {
+		newNamespace(t, c, "complete", nil)
+		createAppPod(t, c, "complete", "web-1", appSpec(), nil, nil, "")
+		cmd := exec.Command(filepath.Join(c.bin, "kubectl"), "__complete", "probe", "set", "--kubeconfig", kc, "-n", "complete", "")
+		cmd.Env = append(cmd.Environ(), "PATH="+plugin(t)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("kubectl __complete probe set: %v\n%s", err, out)
 		}
-		bound := appSpec()
-		bound.NodeName = "node-1"
-		createAppPod(t, c, "hints", "bound", bound, nil, nil, "")
-		failProbe(t, c, kc, []string{
-			`requires features MutableContainerProbes which are not available on node "node-1"`,
-			"hint: the kubelet of the Pod's node cannot apply probe changes",
-		}, append(set, "bound")...)
-
-		// A terminating Pod: a finalizer keeps it.
-		leaving := createAppPod(t, c, "hints", "leaving", appSpec(), nil, nil, "")
-		leaving.Finalizers = []string{"e2e.kep-6318.example/hold"}
-		if _, err := c.client.CoreV1().Pods("hints").Update(ctx, leaving, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.client.CoreV1().Pods("hints").Delete(ctx, "leaving", metav1.DeleteOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		failProbe(t, c, kc, []string{"probes cannot be changed on a terminating pod", "hint: the Pod is terminating or has finished"}, append(set, "leaving")...)
-		if _, err := c.client.CoreV1().Pods("hints").Patch(ctx, "leaving", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
-			t.Fatal(err)
-		}
-
-		// A finished Pod.
-		done := createAppPod(t, c, "hints", "done", appSpec(), nil, nil, "")
-		done.Status.Phase = v1.PodSucceeded
-		if _, err := c.client.CoreV1().Pods("hints").UpdateStatus(ctx, done, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		failProbe(t, c, kc, []string{"probes cannot be changed on a pod in phase Succeeded", "hint: the Pod is terminating or has finished"}, append(set, "done")...)
-
-		// A user who may read Pods but not patch them.
-		createAppPod(t, c, "hints", "web", appSpec(), nil, nil, "")
-		if _, err := c.client.RbacV1().Roles("hints").Create(ctx, &rbacv1.Role{
-			ObjectMeta: metav1.ObjectMeta{Name: "pod-reader"},
-			Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch"}}},
-		}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.client.RbacV1().RoleBindings("hints").Create(ctx, &rbacv1.RoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: "alice-reads-pods"},
-			RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "pod-reader"},
-			Subjects:   []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: "alice"}},
-		}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		failProbe(t, c, kc, []string{`User "alice" cannot patch resource "pods"`, "hint: you may not patch Pods in this namespace"},
-			append(set, "web", "--as=alice")...)
-
-		// Pod Security: at baseline, a probe may not name a host.
-		newNamespace(t, c, "baseline", map[string]string{"pod-security.kubernetes.io/enforce": "baseline"})
-		createAppPod(t, c, "baseline", "web", appSpec(), nil, nil, "")
-		failProbe(t, c, kc, []string{`violates PodSecurity "baseline:latest"`, "hint: the Pod with the new probe breaks the namespace's Pod Security level"},
-			"set", "-n", "baseline", "web", "--readiness", "--get-url=http://169.254.169.254:80/", "--wait=false")
-		if p := c.pod(t, "baseline", "web").Spec.Containers[0].ReadinessProbe; p.HTTPGet.Host != "" {
-			t.Errorf("a refused change was stored: %+v", p)
+		for _, want := range []string{"web-1\n", "deployment/\n", "statefulset/\n"} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("the completion of kubectl probe set lacks %q:\n%s", want, out)
+			}
 		}
 	})
 }
@@ -407,8 +747,7 @@ func TestPluginGateOff(t *testing.T) {
 	newNamespace(t, c, "off", nil)
 	createAppPod(t, c, "off", "web", appSpec(), nil, nil, "")
 	failProbe(t, c, c.kubeconfig, []string{
-		"error: pod/web: ",
-		"pod updates may not change fields other than",
+		"error: pod/web: spec: Forbidden: pod updates may not change fields other than",
 		"hint: the API server does not let probes change: turn the MutableContainerProbes feature gate on in every kube-apiserver",
 	}, "set", "-n", "off", "web", "--liveness", "--timeout-seconds=10")
 	if p := c.pod(t, "off", "web").Spec.Containers[0].LivenessProbe; p.TimeoutSeconds != 1 {

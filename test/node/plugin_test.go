@@ -3,25 +3,33 @@
 package node
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 )
 
-// kubectlProbe runs kubectl probe, the project's plugin, through the node's
-// kubectl as a user does: kubectl finds kubectl-probe on PATH.
-func (f *framework) kubectlProbe(args ...string) (string, error) {
+// probeCommand returns the command that runs kubectl probe, the project's
+// plugin, through the node's kubectl as a user does: kubectl finds
+// kubectl-probe on PATH.
+func (f *framework) probeCommand(args ...string) *exec.Cmd {
 	f.t.Helper()
 	dir := pluginDir(f.t)
 	kubeconfig := os.Getenv("KEP_NODE_KUBECONFIG")
@@ -33,23 +41,454 @@ func (f *framework) kubectlProbe(args ...string) (string, error) {
 	// and reach the plugin.
 	cmd := exec.CommandContext(f.ctx, kubectl, append([]string{"probe", "--kubeconfig", kubeconfig, "-n", f.ns}, args...)...)
 	cmd.Env = append(os.Environ(), "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return cmd
+}
+
+// kubectlProbe runs kubectl probe and returns what it printed, standard
+// output and error together.
+func (f *framework) kubectlProbe(args ...string) (string, error) {
+	f.t.Helper()
+	cmd := f.probeCommand(args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
+	f.t.Logf("kubectl probe %s:\n%s", strings.Join(args, " "), out.String())
 	return out.String(), err
 }
 
-// pluginDir builds kubectl-probe into a directory of the test's, once per
-// test.
+var (
+	pluginOnce  sync.Once
+	pluginBuilt string
+	pluginErr   error
+)
+
+// pluginDir builds kubectl-probe once for the tests, and returns its
+// directory.
 func pluginDir(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "kubectl-probe"), "./cmd/kubectl-probe")
-	build.Dir = filepath.Join("..", "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building kubectl-probe: %v\n%s", err, out)
+	pluginOnce.Do(func() {
+		if pluginBuilt, pluginErr = os.MkdirTemp("", "kubectl-probe-"); pluginErr != nil {
+			return
+		}
+		build := exec.Command("go", "build", "-o", filepath.Join(pluginBuilt, "kubectl-probe"), "./cmd/kubectl-probe")
+		build.Dir = filepath.Join("..", "..")
+		if out, err := build.CombinedOutput(); err != nil {
+			pluginErr = fmt.Errorf("building kubectl-probe: %v\n%s", err, out)
+		}
+	})
+	if pluginErr != nil {
+		t.Fatal(pluginErr)
 	}
-	return dir
+	return pluginBuilt
+}
+
+// TestMain removes the plugin that the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if pluginBuilt != "" {
+		os.RemoveAll(pluginBuilt)
+	}
+	os.Exit(code)
+}
+
+// pluginTest starts a test of the plugin: the plugin's tests run in
+// parallel with each other, after the package's other tests, and need the
+// kubelet's gate on.
+func pluginTest(t *testing.T) *framework {
+	if !kubeletGate() {
+		t.Skip("the kubelet runs with MutableContainerProbes off")
+	}
+	t.Parallel()
+	return newFramework(t)
+}
+
+// deployment creates a Deployment of replicas Pods of the container,
+// labelled app=NAME, changed by edit if set.
+func (f *framework) deployment(name string, replicas int32, c v1.Container, edit func(*appsv1.Deployment)) *appsv1.Deployment {
+	f.t.Helper()
+	labels := map[string]string{"app": name}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(replicas),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: newPod("", c).Spec},
+		},
+	}
+	if edit != nil {
+		edit(d)
+	}
+	d, err := f.client.AppsV1().Deployments(f.ns).Create(f.ctx, d, metav1.CreateOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return d
+}
+
+// readinessPath returns the path of the Pod's readiness probe.
+func (f *framework) readinessPath(name string) string {
+	f.t.Helper()
+	p := f.get(name).Spec.Containers[0].ReadinessProbe
+	if p == nil || p.HTTPGet == nil {
+		return ""
+	}
+	return p.HTTPGet.Path
+}
+
+// TestPluginReadinessAcrossDeployment moves the readiness probe of the three
+// Pods of a Deployment with kubectl probe. A path that fails is refused by
+// the check before any Pod changes; stored anyway (--skip-check), it stops
+// the command at the first Pod, within the new probe's failure threshold
+// and a margin, and --undo-on-failure puts that Pod's probe back; the other
+// Pods are untouched. A path that works goes through, each Pod confirmed
+// by its new probe, without a restart, and the template stays as it was.
+func TestPluginReadinessAcrossDeployment(t *testing.T) {
+	f := pluginTest(t)
+	c := targetContainer(app, port)
+	c.ReadinessProbe = httpProbe("/readyz", port)
+	c.ReadinessProbe.FailureThreshold = 2
+	f.deployment("web", 3, c, nil)
+	pods := f.readyPods("app=web", 3)
+	names := slices.Sorted(func(yield func(string) bool) {
+		for name := range pods {
+			if !yield(name) {
+				return
+			}
+		}
+	})
+	generations := func() []int64 {
+		var gs []int64
+		for _, name := range names {
+			gs = append(gs, f.get(name).Generation)
+		}
+		return gs
+	}
+
+	// The check tries /missing on each Pod through the API server's Pod
+	// proxy: 404, no Pod changes.
+	out, err := f.kubectlProbe("set", "deployment/web", "--readiness", "--get-url=http://:8080/missing")
+	if err == nil || !strings.Contains(out, "error: the pre-check refused 3 of 3 Pods; no Pod was changed:") ||
+		!strings.Contains(out, `the new readiness probe of container "app" fails now: http-get http://:8080/missing: answered 404 Not Found`) {
+		t.Errorf("kubectl probe set /missing was not refused by the check (%v):\n%s", err, out)
+	}
+	if gs := generations(); !slices.Equal(gs, []int64{1, 1, 1}) {
+		t.Errorf("generations %v after the refusal, want 1 each", gs)
+	}
+
+	// Stored anyway: the first Pod's new probe fails, and the command stops
+	// there, puts that Pod's probe back, and leaves the others as they are.
+	start := time.Now()
+	out, err = f.kubectlProbe("set", "deployment/web", "--readiness", "--get-url=http://:8080/missing", "--skip-check", "--undo-on-failure")
+	elapsed := time.Since(start)
+	for _, want := range []string{
+		"pod/" + names[0] + " probes set",
+		"error: pod/" + names[0] + ": changed, but the new readiness probe failed: container \"app\" is not Ready any more",
+		"pod/" + names[0] + ": undone: its probes are as they were before",
+		"done (0): none", "failed (1): pod/" + names[0],
+		fmt.Sprintf("not started, left as they are (2): pod/%s pod/%s", names[1], names[2]),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("kubectl probe set --skip-check does not say %q:\n%s", want, out)
+		}
+	}
+	// failureThreshold × (period + timeout), the margin, and the command's
+	// own requests.
+	if limit := 2*2*time.Second + 5*time.Second + 10*time.Second; err == nil || elapsed > limit {
+		t.Errorf("kubectl probe set --skip-check: %v after %s, want a failure within %s", err, elapsed, limit)
+	}
+	if gs := generations(); !slices.Equal(gs, []int64{3, 1, 1}) {
+		t.Errorf("generations %v, want 3 for the changed and undone Pod, 1 for the others", gs)
+	}
+	if path := f.readinessPath(names[0]); path != "/readyz" {
+		t.Errorf("%s: readiness path %q after the undo, want /readyz", names[0], path)
+	}
+	f.waitFor(names[0], "app Ready again", func(p *v1.Pod) bool { return ready(p, app) })
+
+	// A path that works.
+	out, err = f.kubectlProbe("set", "deployment/web", "--readiness", "--get-url=http://:8080/readyz?v=2")
+	if err != nil {
+		t.Fatalf("kubectl probe set: %v\n%s", err, out)
+	}
+	if n := strings.Count(out, "; the new readiness probe passed: the container stayed Ready through the probe's failure window (9s)"); n != 3 {
+		t.Errorf("%d Pods confirmed by their new readiness probe, want 3:\n%s", n, out)
+	}
+	if !strings.Contains(out, "pre-check: the new readiness probe succeeds on 3 Pods: http-get http://:8080/readyz?v=2: answered 200 OK") {
+		t.Errorf("the pre-check does not say that the new probe succeeds:\n%s", out)
+	}
+	for name, id := range pods {
+		pod := f.get(name)
+		if path := f.readinessPath(name); path != "/readyz?v=2" {
+			t.Errorf("pod %s: readiness path %q, want the new one", name, path)
+		}
+		if !ready(pod, app) || !sameContainer(app, id, 0)(pod) {
+			t.Errorf("pod %s is not the same Ready container: %s", name, describe(pod))
+		}
+		f.firstArrival(name, port, "/readyz?v=2", time.Time{})
+	}
+	d, err := f.client.AppsV1().Deployments(f.ns).Get(f.ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path := d.Spec.Template.Spec.Containers[0].ReadinessProbe.HTTPGet.Path; path != "/readyz" {
+		t.Errorf("the Deployment's template changed: readiness path %q", path)
+	}
+}
+
+// TestPluginTriesEachHandler: the check tries each kind of handler against
+// the Pod as the kubelet would run it: tcpSocket and grpc through a
+// port-forward, exec through exec (httpGet, through the Pod proxy, is tried
+// by the other tests), and refuses the ones that fail now.
+func TestPluginTriesEachHandler(t *testing.T) {
+	f := pluginTest(t)
+	c := targetContainer(app, port)
+	c.Args = append(c.Args, "-grpc-listen", ":9090")
+	c.ReadinessProbe = httpProbe("/readyz", port)
+	f.create(newPod("web", c))
+	f.waitFor("web", "app Ready", func(p *v1.Pod) bool { return ready(p, app) })
+	for _, tc := range []struct {
+		args []string
+		// want is what the command says; it fails unless ok.
+		want string
+		ok   bool
+	}{
+		{[]string{"--open-tcp=8080"}, "pre-check: the new liveness probe succeeds: tcp-socket :8080: connected", true},
+		{[]string{"--open-tcp=8081"}, `error: pod/web: the new liveness probe of container "app" fails now: tcp-socket :8081: connection refused`, false},
+		{[]string{"--grpc-port=9090"}, "pre-check: the new liveness probe succeeds: grpc :9090: answered SERVING", true},
+		{[]string{"--grpc-port=8081"}, `error: pod/web: the new liveness probe of container "app" fails now: grpc :8081: connection refused`, false},
+		{[]string{"--", "cat", "/state/app/starts"}, "pre-check: the new liveness probe succeeds: exec [cat /state/app/starts]: exited with 0", true},
+		{[]string{"--", "cat", "/missing"}, `error: pod/web: the new liveness probe of container "app" fails now: exec [cat /missing]: exited with 1: cat: can't open '/missing'`, false},
+	} {
+		generation := f.get("web").Generation
+		out, err := f.kubectlProbe(append([]string{"set", "web", "--liveness"}, tc.args...)...)
+		if (err == nil) != tc.ok || !strings.Contains(out, tc.want) {
+			t.Errorf("kubectl probe set web --liveness %s (%v), want it to say %q:\n%s", strings.Join(tc.args, " "), err, tc.want, out)
+		}
+		if changed := f.get("web").Generation != generation; changed != tc.ok {
+			t.Errorf("kubectl probe set web --liveness %s: the Pod changed: %v, want %v", strings.Join(tc.args, " "), changed, tc.ok)
+		}
+	}
+}
+
+// TestPluginRollout works on a Deployment in the middle of a rollout:
+// restore after a rollout (nothing kept on the new Pod: unchanged), restore
+// --from-template (each Pod from its own revision), and a terminating Pod
+// skipped.
+func TestPluginRollout(t *testing.T) {
+	f := pluginTest(t)
+	c := targetContainer(app, port)
+	c.ReadinessProbe = httpProbe("/readyz", port)
+	c.LivenessProbe = httpProbe("/livez", port)
+	c.LivenessProbe.FailureThreshold = 3
+	// Old Pods take their time to terminate.
+	c.Lifecycle = &v1.Lifecycle{PreStop: &v1.LifecycleHandler{Exec: &v1.ExecAction{Command: []string{"sleep", "60"}}}}
+	f.deployment("roll", 2, c, func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.TerminationGracePeriodSeconds = ptr.To[int64](60)
+		d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: ptr.To(intstr.FromInt32(1)), MaxUnavailable: ptr.To(intstr.FromInt32(0))}
+	})
+	old := f.readyPods("app=roll", 2)
+
+	if out, err := f.kubectlProbe("disable", "deployment/roll", "--liveness"); err != nil {
+		t.Fatalf("kubectl probe disable: %v\n%s", err, out)
+	}
+
+	// A rollout that stalls: the new template's Pods are never Ready, and
+	// their liveness probe is slower.
+	patch := `{"spec":{"template":{"spec":{"containers":[{"name":"app","env":[{"name":"READYZ","value":"fail"}],"livenessProbe":{"periodSeconds":2}}]}}}}`
+	if _, err := f.client.AppsV1().Deployments(f.ns).Patch(f.ctx, "roll", types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var fresh string
+	err := wait.PollUntilContextTimeout(f.ctx, 200*time.Millisecond, eventually, true, func(ctx context.Context) (bool, error) {
+		list, err := f.client.CoreV1().Pods(f.ns).List(ctx, metav1.ListOptions{LabelSelector: "app=roll"})
+		if err != nil {
+			return false, err
+		}
+		for i := range list.Items {
+			if p := &list.Items[i]; old[p.Name] == "" && running(p, app) {
+				fresh = p.Name
+			}
+		}
+		return fresh != "", nil
+	})
+	if err != nil {
+		t.Fatalf("no Pod of the new template runs: %v", err)
+	}
+
+	// The new Pod has nothing kept, and the template's probes: unchanged.
+	out, err := f.kubectlProbe("restore", "deployment/roll", "--liveness")
+	if err != nil || !strings.Contains(out, "pod/"+fresh+" unchanged") || strings.Count(out, " probes restored") != 2 {
+		t.Errorf("kubectl probe restore after a rollout (%v):\n%s", err, out)
+	}
+	for name := range old {
+		if p := f.get(name).Spec.Containers[0].LivenessProbe; p == nil || p.PeriodSeconds != 1 {
+			t.Errorf("pod %s: the liveness probe was not restored: %+v", name, p)
+		}
+	}
+
+	// --from-template: each Pod gets its own revision's probe.
+	if out, err := f.kubectlProbe("set", "deployment/roll", "--liveness", "--timeout-seconds=5"); err != nil {
+		t.Fatalf("kubectl probe set: %v\n%s", err, out)
+	}
+	if out, err := f.kubectlProbe("restore", "deployment/roll", "--liveness", "--from-template"); err != nil {
+		t.Fatalf("kubectl probe restore --from-template: %v\n%s", err, out)
+	}
+	if p := f.get(fresh).Spec.Containers[0].LivenessProbe; p.TimeoutSeconds != 1 || p.PeriodSeconds != 2 {
+		t.Errorf("pod %s: liveness probe %+v, want its own template's (timeout 1s, period 2s)", fresh, p)
+	}
+	for name := range old {
+		if p := f.get(name).Spec.Containers[0].LivenessProbe; p.TimeoutSeconds != 1 || p.PeriodSeconds != 1 {
+			t.Errorf("pod %s: liveness probe %+v, want its own template's (timeout 1s, period 1s)", name, p)
+		}
+	}
+
+	// An old Pod terminating: skipped, and the others change.
+	var leaving string
+	for name := range old {
+		leaving = name
+		break
+	}
+	if err := f.client.CoreV1().Pods(f.ns).Delete(f.ctx, leaving, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out, err = f.kubectlProbe("set", "deployment/roll", "--liveness", "--timeout-seconds=4")
+	if err != nil || !strings.Contains(out, "pod/"+leaving+" skipped: terminating") || !strings.Contains(out, "pod/"+fresh+" probes set") {
+		t.Errorf("kubectl probe set on a Deployment with a terminating Pod (%v):\n%s", err, out)
+	}
+}
+
+// TestPluginPlantedAnnotation: a command that someone who may patch the Pod
+// wrote into the kept copy is not installed by restore.
+func TestPluginPlantedAnnotation(t *testing.T) {
+	f := pluginTest(t)
+	c := targetContainer(app, port)
+	c.LivenessProbe = httpProbe("/livez", port)
+	f.create(newPod("web", c))
+	f.waitFor("web", "app running", func(p *v1.Pod) bool { return running(p, app) })
+	if out, err := f.kubectlProbe("disable", "web", "--liveness"); err != nil {
+		t.Fatalf("kubectl probe disable: %v\n%s", err, out)
+	}
+	planted := `{"app":{"liveness":{"exec":{"command":["sh","-c","touch /tmp/planted"]},"timeoutSeconds":1,"periodSeconds":1,"successThreshold":1,"failureThreshold":1}}}`
+	f.patchAs("web", types.MergePatchType, fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, "probes.kep-6318.example/disabled", planted))
+	generation := f.get("web").Generation
+
+	out, err := f.kubectlProbe("restore", "web", "--liveness")
+	if err == nil || !strings.Contains(out, `error: pod/web: the liveness probe kept for container "app" runs a command, exec [sh -c touch /tmp/planted], and anyone who may patch the Pod may have written it`) {
+		t.Errorf("kubectl probe restore installed a planted command (%v):\n%s", err, out)
+	}
+	if pod := f.get("web"); pod.Generation != generation || pod.Spec.Containers[0].LivenessProbe != nil {
+		t.Errorf("the refused restore changed the Pod: generation %d (was %d), liveness probe %+v", pod.Generation, generation, pod.Spec.Containers[0].LivenessProbe)
+	}
+}
+
+// TestPluginJobWithFailedPod: the failed Pod of a Job is skipped, its
+// running Pods change.
+func TestPluginJobWithFailedPod(t *testing.T) {
+	f := pluginTest(t)
+	c := targetContainer(app, port)
+	c.LivenessProbe = httpProbe("/livez", port)
+	c.LivenessProbe.FailureThreshold = 3
+	template := newPod("", c)
+	template.Spec.RestartPolicy = v1.RestartPolicyNever
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: "batch"},
+		Spec: batchv1.JobSpec{
+			Parallelism: ptr.To[int32](2), Completions: ptr.To[int32](2), BackoffLimit: ptr.To[int32](6),
+			Template: v1.PodTemplateSpec{Spec: template.Spec},
+		},
+	}
+	if _, err := f.client.BatchV1().Jobs(f.ns).Create(f.ctx, job, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pods := f.readyPods("job-name=batch", 2)
+	var failed string
+	for name := range pods {
+		failed = name
+		break
+	}
+	// The process fails: its Pod, which does not restart, has failed.
+	if _, err := f.app(failed, port, "POST", "exit", map[string]string{"code": "1"}); err == nil {
+		t.Logf("pod %s: /exit answered", failed)
+	}
+	f.waitFor(failed, "the Pod failed", func(p *v1.Pod) bool { return p.Status.Phase == v1.PodFailed })
+
+	out, err := f.kubectlProbe("set", "job/batch", "--liveness", "--timeout-seconds=5")
+	if err != nil || !strings.Contains(out, "pod/"+failed+" skipped: finished (Failed)") {
+		t.Errorf("kubectl probe set on a Job with a failed Pod (%v):\n%s", err, out)
+	}
+	for name := range pods {
+		if name != failed {
+			if p := f.get(name).Spec.Containers[0].LivenessProbe; p.TimeoutSeconds != 5 {
+				t.Errorf("the running pod %s was not changed: %+v", name, p)
+			}
+		}
+	}
+}
+
+// TestPluginStatefulSetPodRecreated: a StatefulSet's Pod deleted and
+// created again under the same name while kubectl probe waits for the Pod
+// before it is skipped; the new Pod is not changed.
+func TestPluginStatefulSetPodRecreated(t *testing.T) {
+	f := pluginTest(t)
+	c := targetContainer(app, port)
+	c.ReadinessProbe = httpProbe("/readyz", port)
+	labels := map[string]string{"app": "db"}
+	ss := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "db"},
+		Spec: appsv1.StatefulSetSpec{
+			Replicas:            ptr.To[int32](2),
+			PodManagementPolicy: appsv1.ParallelPodManagement,
+			Selector:            &metav1.LabelSelector{MatchLabels: labels},
+			Template:            v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: newPod("", c).Spec},
+		},
+	}
+	if _, err := f.client.AppsV1().StatefulSets(f.ns).Create(f.ctx, ss, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.readyPods("app=db", 2)
+	before := f.get("db-1").UID
+
+	// The readiness change of db-0 is confirmed after its failure window,
+	// 1 × (1s + 5s) and the margin: time enough for db-1 to be recreated.
+	cmd := f.probeCommand("set", "statefulset/db", "--readiness", "--timeout-seconds=5", "--skip-check")
+	var out bytes.Buffer
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	scanner := bufio.NewScanner(stdout)
+	for scanner.Scan() {
+		lines = append(lines, scanner.Text())
+		if scanner.Text() != "pod/db-0 probes set" {
+			continue
+		}
+		if err := f.client.CoreV1().Pods(f.ns).Delete(f.ctx, "db-1", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
+			t.Fatal(err)
+		}
+		err := wait.PollUntilContextTimeout(f.ctx, 100*time.Millisecond, eventually, true, func(ctx context.Context) (bool, error) {
+			p, err := f.client.CoreV1().Pods(f.ns).Get(ctx, "db-1", metav1.GetOptions{})
+			return err == nil && p.UID != before, nil
+		})
+		if err != nil {
+			t.Fatalf("db-1 was not recreated: %v", err)
+		}
+	}
+	err = cmd.Wait()
+	printed := strings.Join(lines, "\n") + "\n" + out.String()
+	t.Logf("kubectl probe set statefulset/db:\n%s", printed)
+	if err != nil || !slices.Contains(lines, "pod/db-1 skipped: recreated: another Pod has its name now") {
+		t.Errorf("kubectl probe set did not skip the recreated db-1 (%v):\n%s", err, printed)
+	}
+	if p := f.get("db-1").Spec.Containers[0].ReadinessProbe; p.TimeoutSeconds != 1 {
+		t.Errorf("the new db-1 was changed: %+v", p)
+	}
+	if p := f.get("db-0").Spec.Containers[0].ReadinessProbe; p.TimeoutSeconds != 5 {
+		t.Errorf("db-0 was not changed: %+v", p)
+	}
 }
 
 // TestPluginStopsRestartLoop disables the liveness probe of a container in a
@@ -57,10 +496,7 @@ func pluginDir(t *testing.T) string {
 // container keeps what it holds in memory, then restores the probe from the
 // copy the plugin kept on the Pod.
 func TestPluginStopsRestartLoop(t *testing.T) {
-	if !kubeletGate() {
-		t.Skip("the kubelet runs with MutableContainerProbes off")
-	}
-	f := newFramework(t)
+	f := pluginTest(t)
 	c := targetContainer(app, port, "LIVEZ=fail")
 	c.LivenessProbe = httpProbe("/livez", port)
 	f.create(newPod("loop", c))
@@ -83,6 +519,11 @@ func TestPluginStopsRestartLoop(t *testing.T) {
 		t.Errorf("the container lost what it held: memory %q", s.Memory)
 	}
 
+	// The kept probe fails still: the check refuses to put it back.
+	out, err := f.kubectlProbe("restore", "loop", "--liveness")
+	if err == nil || !strings.Contains(out, `the new liveness probe of container "app" fails now: http-get http://:8080/livez: answered 503 Service Unavailable`) {
+		t.Errorf("kubectl probe restore of a failing probe was not refused (%v):\n%s", err, out)
+	}
 	// The app is fixed; the kept probe comes back as it was.
 	if _, err := f.app("loop", port, "POST", "mode", map[string]string{"livez": "ok"}); err != nil {
 		t.Fatal(err)
@@ -98,61 +539,6 @@ func TestPluginStopsRestartLoop(t *testing.T) {
 		t.Errorf("annotations left after kubectl probe restore: %v", pod.Annotations)
 	}
 	f.holds("loop", "the same running container", 10*time.Second, sameContainer(app, id, count))
-}
-
-// TestPluginReadinessAcrossDeployment changes the readiness probe of the two
-// Pods of a Deployment with kubectl probe, which waits for each Pod to be
-// Ready again before it changes the next: no container restarts, and the
-// template is left as it was.
-func TestPluginReadinessAcrossDeployment(t *testing.T) {
-	if !kubeletGate() {
-		t.Skip("the kubelet runs with MutableContainerProbes off")
-	}
-	f := newFramework(t)
-	c := targetContainer(app, port)
-	c.ReadinessProbe = httpProbe("/readyz", port)
-	labels := map[string]string{"app": "web"}
-	template := newPod("", c)
-	deployment := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: "web"},
-		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To[int32](2),
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: template.Spec},
-		},
-	}
-	if _, err := f.client.AppsV1().Deployments(f.ns).Create(f.ctx, deployment, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	pods := f.readyPods("app=web", 2)
-
-	out, err := f.kubectlProbe("set", "deployment/web", "--readiness", "--get-url=http://:8080/readyz?v=2", "--timeout", "2m")
-	if err != nil {
-		t.Fatalf("kubectl probe set: %v\n%s", err, out)
-	}
-	if !strings.Contains(out, "template") {
-		t.Errorf("kubectl probe did not say that the Deployment's template is unchanged:\n%s", out)
-	}
-	for name, id := range pods {
-		pod := f.get(name)
-		if p := pod.Spec.Containers[0].ReadinessProbe; p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/readyz?v=2" {
-			t.Errorf("pod %s: readiness probe %+v, want the new path", name, p)
-		}
-		if !ready(pod, app) || !sameContainer(app, id, 0)(pod) {
-			t.Errorf("pod %s is not the same Ready container: %s", name, describe(pod))
-		}
-		f.firstArrival(name, port, "/readyz?v=2", time.Time{})
-	}
-	d, err := f.client.AppsV1().Deployments(f.ns).Get(f.ctx, "web", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if path := d.Spec.Template.Spec.Containers[0].ReadinessProbe.HTTPGet.Path; path != "/readyz" {
-		t.Errorf("the Deployment's template changed: readiness path %q", path)
-	}
-	if out, err := f.kubectlProbe("show", "deployment/web"); err != nil || strings.Count(out, "/readyz?v=2") != 2 {
-		t.Errorf("kubectl probe show does not show the new probe on both Pods (%v):\n%s", err, out)
-	}
 }
 
 // readyPods waits until selector selects n Ready Pods, and returns their

@@ -11,6 +11,9 @@
 //	POST /exit?code=1                        ends the process with the code
 //	GET  /state                              reports the process's state (JSON)
 //
+// With --grpc-listen, it also serves the gRPC health service there, which
+// answers SERVING.
+//
 // Every request to a health endpoint is recorded by its request URI, query
 // included, with the time it arrived: a probe whose path carries a query
 // that no earlier configuration used, such as /readyz?trial=3, shows when the
@@ -30,6 +33,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -40,6 +44,10 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
 
 var endpoints = []string{"healthz", "readyz", "livez", "startz"}
@@ -204,6 +212,7 @@ func main() {
 	listen := flag.String("listen", ":8080", "address to serve on")
 	stateDir := flag.String("state-dir", os.Getenv("STATE_DIR"), "directory that keeps the start count across restarts (an emptyDir)")
 	exitAfter := flag.Duration("exit-after", 0, "exit with status 1 after running this long, to keep the kubelet restarting the container (0: never)")
+	grpcListen := flag.String("grpc-listen", "", "address to serve the gRPC health service on (empty: none)")
 	flag.Parse()
 
 	id := make([]byte, 8)
@@ -259,6 +268,16 @@ func main() {
 	})
 	log.Printf("probe-target %s (start %d) serving on %s", s.state.Instance, starts, *listen)
 	go func() { log.Fatal(http.ListenAndServe(*listen, mux)) }()
+	if *grpcListen != "" {
+		l, err := net.Listen("tcp", *grpcListen)
+		if err != nil {
+			log.Fatal(err)
+		}
+		g := grpc.NewServer()
+		healthpb.RegisterHealthServer(g, health.NewServer())
+		log.Printf("serving the gRPC health service on %s", *grpcListen)
+		go func() { log.Fatal(g.Serve(l)) }()
+	}
 	if *exitAfter > 0 {
 		time.AfterFunc(*exitAfter, func() {
 			log.Printf("exiting with 1 after %v", *exitAfter)

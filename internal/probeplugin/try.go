@@ -1,0 +1,430 @@
+package probeplugin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/httpstream"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/portforward"
+	"k8s.io/client-go/tools/remotecommand"
+	"k8s.io/client-go/transport/spdy"
+	utilexec "k8s.io/client-go/util/exec"
+)
+
+// tried is what trying a probe against a Pod found.
+type tried struct {
+	// ok is set when the probe succeeded.
+	ok bool
+	// answer is what the container answered, or why there was no answer:
+	// "answered 404 Not Found", "connection refused", "exit code 1: ...".
+	answer string
+	// notTried says why the probe was not tried; "" when it was.
+	notTried string
+	// forbidden is set when notTried is that the user may not use the
+	// subresource that would try it.
+	forbidden bool
+}
+
+// prober tries a probe against a container of a Pod, from the client.
+type prober interface {
+	try(ctx context.Context, pod *v1.Pod, container *v1.Container, probe *v1.Probe) tried
+}
+
+// slack is added to a probe's timeoutSeconds when it is tried from the
+// client: its way through the API server (and the kubelet, for exec and
+// port-forward) is longer than the kubelet's own.
+const slack = time.Second
+
+// clientProber tries probes through the API server, each kind of handler
+// as close as the API lets a client get to what the kubelet does:
+//
+//   - httpGet: a GET through the API server's Pod proxy, which connects to
+//     the Pod's IP and the probe's port, as the kubelet does, from the API
+//     server's network instead of the node's;
+//   - tcpSocket and grpc: a port-forward, which connects to the port on
+//     localhost inside the Pod's network namespace rather than to the
+//     Pod's IP (a server listening on 127.0.0.1 only passes here and fails
+//     the kubelet's probe);
+//   - exec: the command through exec, in the same container, as the
+//     kubelet runs it.
+//
+// A probe that names a host is not tried: the API server reaches only the
+// Pod.
+type clientProber struct {
+	client kubernetes.Interface
+	config *rest.Config
+	access *access
+}
+
+func (p *clientProber) try(ctx context.Context, pod *v1.Pod, c *v1.Container, probe *v1.Probe) tried {
+	if s := containerStatus(pod, c.Name); pod.Status.Phase != v1.PodRunning || s == nil || s.State.Running == nil {
+		return tried{notTried: "the container is not running"}
+	}
+	timeout := time.Duration(max(probe.TimeoutSeconds, 1))*time.Second + slack
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var (
+		result tried
+		verb   string
+		sub    string
+	)
+	switch h := probe.ProbeHandler; {
+	case h.HTTPGet != nil:
+		verb, sub = "get", "proxy"
+	case h.TCPSocket != nil, h.GRPC != nil:
+		verb, sub = "create", "portforward"
+	case h.Exec != nil:
+		verb, sub = "create", "exec"
+	default:
+		return tried{notTried: "it has no handler"}
+	}
+	if ok, why := p.access.allowed(ctx, pod.Namespace, verb, sub); !ok {
+		return tried{notTried: why, forbidden: true}
+	}
+	switch h := probe.ProbeHandler; {
+	case h.HTTPGet != nil:
+		result = p.tryHTTP(ctx, pod, c, h.HTTPGet)
+	case h.TCPSocket != nil:
+		result = p.tryTCP(ctx, pod, c, h.TCPSocket)
+	case h.GRPC != nil:
+		result = p.tryGRPC(ctx, pod, h.GRPC)
+	case h.Exec != nil:
+		result = p.tryExec(ctx, pod, c, h.Exec)
+	}
+	if !result.ok && result.notTried == "" && ctx.Err() != nil {
+		result.answer = fmt.Sprintf("no answer within %s (timeoutSeconds, and %s for the way through the API server)", timeout, slack)
+	}
+	return result
+}
+
+// tryHTTP asks the probe's URL through the API server's Pod proxy, and
+// succeeds on a status from 200 to 399, as the kubelet does.
+func (p *clientProber) tryHTTP(ctx context.Context, pod *v1.Pod, c *v1.Container, h *v1.HTTPGetAction) tried {
+	if h.Host != "" {
+		return tried{notTried: "it names a host, which the Pod proxy does not reach"}
+	}
+	port, err := resolvePort(h.Port.String(), c)
+	if err != nil {
+		return tried{answer: err.Error()}
+	}
+	name := fmt.Sprintf("%s:%d", pod.Name, port)
+	if h.Scheme == v1.URISchemeHTTPS {
+		name = "https:" + name
+	}
+	path, query, _ := strings.Cut(h.Path, "?")
+	restClient, ok := p.client.CoreV1().RESTClient().(*rest.RESTClient)
+	if !ok {
+		return tried{notTried: "no REST client"}
+	}
+	u := restClient.Get().Namespace(pod.Namespace).Resource("pods").Name(name).SubResource("proxy").Suffix(path).URL()
+	u.RawQuery = query
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return tried{notTried: err.Error()}
+	}
+	for _, header := range h.HTTPHeaders {
+		req.Header.Add(header.Name, header.Value)
+	}
+	resp, err := restClient.Client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return tried{}
+		}
+		return tried{notTried: fmt.Sprintf("could not reach the API server's Pod proxy: %v", err)}
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 10<<10))
+	if resp.StatusCode >= 200 && resp.StatusCode < 400 {
+		return tried{ok: true, answer: "answered " + resp.Status}
+	}
+	// The API server answers itself, with a Status, when it cannot reach
+	// the Pod or the user may not use the proxy.
+	if s := apiStatus(body); s != nil {
+		switch {
+		case s.Reason == metav1.StatusReasonForbidden:
+			return tried{notTried: s.Message, forbidden: true}
+		case strings.HasPrefix(s.Message, "error trying to reach service: "):
+			return tried{answer: connectionError(strings.TrimPrefix(s.Message, "error trying to reach service: "))}
+		case s.Reason == metav1.StatusReasonBadRequest:
+			return tried{notTried: "the API server does not proxy to the Pod: " + s.Message}
+		}
+	}
+	return tried{answer: "answered " + resp.Status}
+}
+
+// apiStatus returns body as a Status of the API, or nil when it is not one.
+func apiStatus(body []byte) *metav1.Status {
+	var s metav1.Status
+	if json.Unmarshal(body, &s) != nil || s.Kind != "Status" || s.APIVersion != "v1" {
+		return nil
+	}
+	return &s
+}
+
+// connectionError shortens the error of a connection that failed to its
+// cause, which Pods share: "dial tcp 10.88.0.5:8081: connect: connection
+// refused" is "connection refused".
+func connectionError(message string) string {
+	for _, known := range []string{"connection refused", "no route to host", "i/o timeout", "connection reset by peer"} {
+		if strings.Contains(message, known) {
+			return known
+		}
+	}
+	return message
+}
+
+// resolvePort returns the number of a port given as a number or as the
+// name of one of the container's ports, as the kubelet resolves it.
+func resolvePort(port string, c *v1.Container) (int32, error) {
+	if n, err := strconv.ParseInt(port, 10, 32); err == nil {
+		return int32(n), nil
+	}
+	for _, p := range c.Ports {
+		if p.Name == port {
+			return p.ContainerPort, nil
+		}
+	}
+	return 0, fmt.Errorf("container %q has no port named %q", c.Name, port)
+}
+
+// forward opens a port-forward connection to the Pod's port, and the
+// error and data streams of one connection through it (the port-forward
+// protocol of the API), as kubectl port-forward does.
+func (p *clientProber) forward(pod *v1.Pod, port int32) (httpstream.Connection, httpstream.Stream, <-chan string, error) {
+	u := p.client.CoreV1().RESTClient().Post().Namespace(pod.Namespace).Resource("pods").Name(pod.Name).SubResource("portforward").URL()
+	transport, upgrader, err := spdy.RoundTripperFor(p.config)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var dialer httpstream.Dialer = spdy.NewDialer(upgrader, &http.Client{Transport: transport}, http.MethodPost, u)
+	if tunneling, err := portforward.NewSPDYOverWebsocketDialer(u, p.config); err == nil {
+		dialer = portforward.NewFallbackDialer(tunneling, dialer, func(err error) bool {
+			return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
+		})
+	}
+	conn, _, err := dialer.Dial(portforward.PortForwardProtocolV1Name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	headers := http.Header{}
+	headers.Set(v1.StreamType, v1.StreamTypeError)
+	headers.Set(v1.PortHeader, strconv.Itoa(int(port)))
+	headers.Set(v1.PortForwardRequestIDHeader, "0")
+	errorStream, err := conn.CreateStream(headers)
+	if err != nil {
+		conn.Close()
+		return nil, nil, nil, err
+	}
+	// Nothing is written to the error stream: the kubelet writes to it why
+	// it could not connect.
+	errorStream.Close()
+	failed := make(chan string, 1)
+	go func() {
+		message, _ := io.ReadAll(errorStream)
+		failed <- string(message)
+	}()
+	headers.Set(v1.StreamType, v1.StreamTypeData)
+	data, err := conn.CreateStream(headers)
+	if err != nil {
+		conn.Close()
+		return nil, nil, nil, err
+	}
+	return conn, data, failed, nil
+}
+
+// tryTCP connects to the port through a port-forward. The kubelet reports
+// at once that it could not connect; a connection that it made is closed
+// again, and reports nothing, or nothing within the timeout when the
+// server holds it open.
+func (p *clientProber) tryTCP(ctx context.Context, pod *v1.Pod, c *v1.Container, h *v1.TCPSocketAction) tried {
+	if h.Host != "" {
+		return tried{notTried: "it names a host, which a port-forward does not reach"}
+	}
+	port, err := resolvePort(h.Port.String(), c)
+	if err != nil {
+		return tried{answer: err.Error()}
+	}
+	conn, data, failed, err := p.forward(pod, port)
+	if err != nil {
+		return tried{notTried: fmt.Sprintf("could not open a port-forward: %v", err)}
+	}
+	defer conn.Close()
+	data.Close()
+	select {
+	case message := <-failed:
+		if message != "" {
+			return tried{answer: connectionError(message)}
+		}
+	case <-ctx.Done():
+	}
+	return tried{ok: true, answer: "connected"}
+}
+
+// tryGRPC calls the gRPC health service's Check through a port-forward, and
+// succeeds when it answers SERVING, as the kubelet does.
+func (p *clientProber) tryGRPC(ctx context.Context, pod *v1.Pod, h *v1.GRPCAction) tried {
+	conn, data, failed, err := p.forward(pod, h.Port)
+	if err != nil {
+		return tried{notTried: fmt.Sprintf("could not open a port-forward: %v", err)}
+	}
+	defer conn.Close()
+	var once sync.Once
+	client, err := grpc.NewClient("passthrough:///"+pod.Name,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithContextDialer(func(context.Context, string) (net.Conn, error) {
+			var c net.Conn
+			once.Do(func() { c = streamConn{data} })
+			if c == nil {
+				return nil, errors.New("the port-forward's one connection is used")
+			}
+			return c, nil
+		}))
+	if err != nil {
+		return tried{notTried: err.Error()}
+	}
+	defer client.Close()
+	service := ""
+	if h.Service != nil {
+		service = *h.Service
+	}
+	resp, err := healthpb.NewHealthClient(client).Check(ctx, &healthpb.HealthCheckRequest{Service: service}, grpc.WaitForReady(true))
+	if err != nil {
+		select {
+		case message := <-failed:
+			if message != "" {
+				return tried{answer: connectionError(message)}
+			}
+		default:
+		}
+		if ctx.Err() != nil {
+			return tried{}
+		}
+		return tried{answer: err.Error()}
+	}
+	if resp.Status != healthpb.HealthCheckResponse_SERVING {
+		return tried{answer: "answered " + resp.Status.String()}
+	}
+	return tried{ok: true, answer: "answered SERVING"}
+}
+
+// streamConn is a port-forward's data stream as a net.Conn.
+type streamConn struct {
+	httpstream.Stream
+}
+
+type portForwardAddr struct{}
+
+func (portForwardAddr) Network() string { return "port-forward" }
+func (portForwardAddr) String() string  { return "port-forward" }
+
+func (streamConn) LocalAddr() net.Addr              { return portForwardAddr{} }
+func (streamConn) RemoteAddr() net.Addr             { return portForwardAddr{} }
+func (streamConn) SetDeadline(time.Time) error      { return nil }
+func (streamConn) SetReadDeadline(time.Time) error  { return nil }
+func (streamConn) SetWriteDeadline(time.Time) error { return nil }
+
+// tryExec runs the probe's command in the container through exec, and
+// succeeds when it exits with 0, as the kubelet does.
+func (p *clientProber) tryExec(ctx context.Context, pod *v1.Pod, c *v1.Container, h *v1.ExecAction) tried {
+	u := p.client.CoreV1().RESTClient().Post().Namespace(pod.Namespace).Resource("pods").Name(pod.Name).SubResource("exec").
+		VersionedParams(&v1.PodExecOptions{Container: c.Name, Command: h.Command, Stdout: true, Stderr: true}, scheme.ParameterCodec).URL()
+	executor, err := remotecommand.NewSPDYExecutor(p.config, http.MethodPost, u)
+	if err != nil {
+		return tried{notTried: err.Error()}
+	}
+	if websocket, err := remotecommand.NewWebSocketExecutor(p.config, http.MethodGet, u.String()); err == nil {
+		executor, _ = remotecommand.NewFallbackExecutor(websocket, executor, func(err error) bool {
+			return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
+		})
+	}
+	var output limitedBuffer
+	err = executor.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: &output, Stderr: &output})
+	var exit utilexec.ExitError
+	switch {
+	case err == nil:
+		return tried{ok: true, answer: "exited with 0"}
+	case errors.As(err, &exit):
+		answer := fmt.Sprintf("exited with %d", exit.ExitStatus())
+		if out := strings.TrimSpace(output.String()); out != "" {
+			answer += ": " + out
+		}
+		return tried{answer: answer}
+	case ctx.Err() != nil:
+		return tried{}
+	}
+	return tried{notTried: fmt.Sprintf("could not run it: %v", err)}
+}
+
+// limitedBuffer keeps the first 1 KiB written to it.
+type limitedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if room := 1<<10 - b.buf.Len(); room > 0 {
+		b.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (b *limitedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// access asks the API server, once per namespace and subresource, whether
+// the user may use a subresource of Pods.
+type access struct {
+	client  kubernetes.Interface
+	mu      sync.Mutex
+	answers map[string]string // "" when allowed, else why not
+}
+
+func newAccess(client kubernetes.Interface) *access {
+	return &access{client: client, answers: map[string]string{}}
+}
+
+// allowed says whether the user may VERB pods/SUB in namespace, and if
+// not, says so in words. When the API server cannot tell, it allows: the
+// request itself then says.
+func (a *access) allowed(ctx context.Context, namespace, verb, sub string) (bool, string) {
+	key := namespace + "/" + verb + "/" + sub
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	why, ok := a.answers[key]
+	if !ok {
+		review, err := a.client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Namespace: namespace, Verb: verb, Resource: "pods", Subresource: sub,
+			}},
+		}, metav1.CreateOptions{})
+		if err == nil && !review.Status.Allowed {
+			why = fmt.Sprintf("you may not %s pods/%s in namespace %q", verb, sub, namespace)
+		}
+		a.answers[key] = why
+	}
+	return why == "", why
+}

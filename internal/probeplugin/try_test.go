@@ -1,0 +1,182 @@
+package probeplugin
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// apiServer stands in for the API server's Pod proxy and access reviews:
+// it answers GET /api/v1/namespaces/ns/pods/NAME:PORT/proxy/PATH with
+// proxy, and says whether the user may use the proxy.
+type apiServer struct {
+	mu       sync.Mutex
+	requests []string
+	headers  http.Header
+	reviews  int
+	allowed  bool
+	proxy    func(w http.ResponseWriter, pod, path string)
+}
+
+func (s *apiServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.URL.Path == "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews" {
+		s.reviews++
+		var review authorizationv1.SelfSubjectAccessReview
+		_ = json.NewDecoder(r.Body).Decode(&review)
+		review.Status.Allowed = s.allowed
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(&review)
+		return
+	}
+	s.requests = append(s.requests, r.URL.RequestURI())
+	s.headers = r.Header.Clone()
+	pod, path, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/api/v1/namespaces/ns/pods/"), "/proxy")
+	s.proxy(w, pod, path)
+}
+
+// status answers as the API server itself does.
+func status(w http.ResponseWriter, code int, reason metav1.StatusReason, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(&metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusFailure, Code: int32(code), Reason: reason, Message: message})
+}
+
+func runningPod() *v1.Pod {
+	pod := webPod()
+	pod.Spec.Containers[0].Ports = []v1.ContainerPort{{Name: "http", ContainerPort: 8080}}
+	pod.Status.Phase = v1.PodRunning
+	pod.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", State: v1.ContainerState{Running: &v1.ContainerStateRunning{}}}}
+	return pod
+}
+
+func TestTryHTTP(t *testing.T) {
+	probe := func(path string, port intstr.IntOrString) *v1.Probe {
+		return &v1.Probe{ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: path, Port: port, Scheme: v1.URISchemeHTTP,
+			HTTPHeaders: []v1.HTTPHeader{{Name: "X-Probe", Value: "kubectl-probe"}}}}, TimeoutSeconds: 1}
+	}
+	for _, tc := range []struct {
+		name    string
+		pod     *v1.Pod
+		probe   *v1.Probe
+		allowed bool
+		proxy   func(w http.ResponseWriter, pod, path string)
+		// wantRequest is what the Pod proxy was asked; empty for nothing.
+		wantRequest string
+		want        tried
+	}{{
+		name:        "the app answers 200, on a named port and with a query",
+		pod:         runningPod(),
+		probe:       probe("/readyz?verbose=1", intstr.FromString("http")),
+		allowed:     true,
+		proxy:       func(w http.ResponseWriter, _, _ string) { w.WriteHeader(http.StatusOK) },
+		wantRequest: "/api/v1/namespaces/ns/pods/web:8080/proxy/readyz?verbose=1",
+		want:        tried{ok: true, answer: "answered 200 OK"},
+	}, {
+		name:        "the app answers 404",
+		pod:         runningPod(),
+		probe:       probe("/missing", intstr.FromInt32(8080)),
+		allowed:     true,
+		proxy:       func(w http.ResponseWriter, _, _ string) { http.NotFound(w, nil) },
+		wantRequest: "/api/v1/namespaces/ns/pods/web:8080/proxy/missing",
+		want:        tried{answer: "answered 404 Not Found"},
+	}, {
+		name:    "nothing listens on the port",
+		pod:     runningPod(),
+		probe:   probe("/healthz", intstr.FromInt32(8081)),
+		allowed: true,
+		proxy: func(w http.ResponseWriter, _, _ string) {
+			status(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, "error trying to reach service: dial tcp 10.88.0.5:8081: connect: connection refused")
+		},
+		wantRequest: "/api/v1/namespaces/ns/pods/web:8081/proxy/healthz",
+		want:        tried{answer: "connection refused"},
+	}, {
+		name:    "the app itself answers 503",
+		pod:     runningPod(),
+		probe:   probe("/healthz", intstr.FromInt32(8080)),
+		allowed: true,
+		proxy: func(w http.ResponseWriter, _, _ string) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, "database down")
+		},
+		wantRequest: "/api/v1/namespaces/ns/pods/web:8080/proxy/healthz",
+		want:        tried{answer: "answered 503 Service Unavailable"},
+	}, {
+		name:    "a port the container does not name",
+		pod:     runningPod(),
+		probe:   probe("/healthz", intstr.FromString("admin")),
+		allowed: true,
+		want:    tried{answer: `container "app" has no port named "admin"`},
+	}, {
+		name:    "no permission for the Pod proxy",
+		pod:     runningPod(),
+		probe:   probe("/healthz", intstr.FromInt32(8080)),
+		allowed: false,
+		want:    tried{notTried: `you may not get pods/proxy in namespace "ns"`, forbidden: true},
+	}, {
+		name:    "a container that is not running",
+		pod:     webPod(),
+		probe:   probe("/healthz", intstr.FromInt32(8080)),
+		allowed: true,
+		want:    tried{notTried: "the container is not running"},
+	}, {
+		name:    "a probe that names a host",
+		pod:     runningPod(),
+		probe:   &v1.Probe{ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Host: "10.0.0.1", Path: "/", Port: intstr.FromInt32(80)}}},
+		allowed: true,
+		want:    tried{notTried: "it names a host, which the Pod proxy does not reach"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &apiServer{allowed: tc.allowed, proxy: tc.proxy}
+			server := httptest.NewServer(s)
+			defer server.Close()
+			config := &rest.Config{Host: server.URL}
+			client := kubernetes.NewForConfigOrDie(config)
+			p := &clientProber{client: client, config: config, access: newAccess(client)}
+			got := p.try(context.Background(), tc.pod, &tc.pod.Spec.Containers[0], tc.probe)
+			if got != tc.want {
+				t.Errorf("try = %+v, want %+v", got, tc.want)
+			}
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if tc.wantRequest == "" && len(s.requests) > 0 || tc.wantRequest != "" && (len(s.requests) != 1 || s.requests[0] != tc.wantRequest) {
+				t.Errorf("the Pod proxy was asked %q, want %q", s.requests, tc.wantRequest)
+			}
+			if tc.wantRequest != "" && s.headers.Get("X-Probe") != "kubectl-probe" {
+				t.Errorf("the probe's header was not sent: %v", s.headers)
+			}
+		})
+	}
+}
+
+// The user's access to a subresource is asked once per namespace.
+func TestAccessAskedOnce(t *testing.T) {
+	s := &apiServer{allowed: false}
+	server := httptest.NewServer(s)
+	defer server.Close()
+	config := &rest.Config{Host: server.URL}
+	client := kubernetes.NewForConfigOrDie(config)
+	p := &clientProber{client: client, config: config, access: newAccess(client)}
+	probe := &v1.Probe{ProbeHandler: v1.ProbeHandler{Exec: &v1.ExecAction{Command: []string{"true"}}}, TimeoutSeconds: 1}
+	for range 3 {
+		if got := p.try(context.Background(), runningPod(), &runningPod().Spec.Containers[0], probe); !got.forbidden || got.notTried != `you may not create pods/exec in namespace "ns"` {
+			t.Errorf("try = %+v", got)
+		}
+	}
+	if s.reviews != 1 {
+		t.Errorf("asked %d times, want once", s.reviews)
+	}
+}

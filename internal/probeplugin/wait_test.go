@@ -1,0 +1,258 @@
+package probeplugin
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
+)
+
+// The proof takes the container's Ready states as the kubelet publishes
+// them after it applied the change, the first one included.
+func TestReadinessProof(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// added: the change added the readiness probe.
+		added bool
+		// states are the Ready states seen, the first when the kubelet
+		// reported the change's generation.
+		states []bool
+		// want is "passed", "failed", or "" when the window decides.
+		want string
+	}{
+		{name: "the old Ready state, kept", states: []bool{true, true, true}},
+		{name: "Ready, then not: the new probe failed", states: []bool{true, false}, want: "failed"},
+		{name: "not Ready, kept, then Ready: the new probe passed", states: []bool{false, false, true}, want: "passed"},
+		{name: "not Ready, kept, and the new probe does not pass", states: []bool{false, false}},
+		{name: "added: Ready, not Ready as a new probe starts, then Ready", added: true, states: []bool{true, false, true}, want: "passed"},
+		{name: "added: not Ready as a new probe starts", added: true, states: []bool{true, false, false}},
+		{name: "added: Ready all along", added: true, states: []bool{true, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newReadinessProof(tc.added, tc.states[0])
+			got := ""
+			for _, ready := range tc.states[1:] {
+				passed, err := p.observe(ready)
+				switch {
+				case errors.Is(err, errReadinessFailed):
+					got = "failed"
+				case err != nil:
+					t.Fatal(err)
+				case passed:
+					got = "passed"
+				default:
+					continue
+				}
+				break
+			}
+			if got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestWindow(t *testing.T) {
+	w := &waiter{margin: 5 * time.Second}
+	for _, tc := range []struct {
+		probe *v1.Probe
+		want  time.Duration
+	}{
+		{&v1.Probe{PeriodSeconds: 5, TimeoutSeconds: 1, FailureThreshold: 3, SuccessThreshold: 1}, 23 * time.Second},
+		{&v1.Probe{PeriodSeconds: 1, TimeoutSeconds: 1, FailureThreshold: 1, SuccessThreshold: 4}, 13 * time.Second},
+	} {
+		if got := w.window(tc.probe); got != tc.want {
+			t.Errorf("window of %+v = %s, want %s", tc.probe, got, tc.want)
+		}
+	}
+}
+
+// kubelet plays the Pod's kubelet for a waiter: the test sends the Pod's
+// states, in order, through a watch that the waiter opens.
+type kubelet struct {
+	t       *testing.T
+	watcher *watch.FakeWatcher
+	pod     *v1.Pod
+}
+
+// newKubelet returns a client whose Pod is pod, as the list returns it,
+// and whose watch of Pods the returned kubelet feeds.
+func newKubelet(t *testing.T, pod *v1.Pod) (*fake.Clientset, *kubelet) {
+	client := fake.NewClientset(pod)
+	k := &kubelet{t: t, watcher: watch.NewFake(), pod: pod.DeepCopy()}
+	client.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
+		return true, k.watcher, nil
+	})
+	return client, k
+}
+
+// report sends the Pod with the generation observed and the container's
+// Ready state, as the kubelet writes its status.
+func (k *kubelet) report(observed int64, ready bool) {
+	k.pod = k.pod.DeepCopy()
+	k.pod.Status.ObservedGeneration = observed
+	k.pod.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", Ready: ready, Started: ptr.To(true)}}
+	status := v1.ConditionFalse
+	if ready {
+		status = v1.ConditionTrue
+	}
+	k.pod.Status.Conditions = []v1.PodCondition{{Type: v1.PodReady, Status: status}}
+	k.watcher.Modify(k.pod)
+}
+
+// changedPods returns a Pod on a node, Ready at generation 1, and the Pod
+// as stored after a change of its readiness probe's path.
+func changedPods() (before, stored *v1.Pod) {
+	before = webPod()
+	before.UID = "web"
+	before.Spec.NodeName = "node-1"
+	before.Status.Phase = v1.PodRunning
+	before.Status.ObservedGeneration = 1
+	before.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", Ready: true, Started: ptr.To(true)}}
+	stored = before.DeepCopy()
+	stored.Generation = 2
+	stored.Spec.Containers[0].ReadinessProbe = httpGet("/missing")
+	return before, stored
+}
+
+func TestConfirm(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// change makes the stored Pod from the one changedPods stores.
+		change func(stored *v1.Pod)
+		// run plays the kubelet.
+		run     func(k *kubelet)
+		want    string
+		wantErr string
+	}{{
+		name:   "a liveness change: the generation",
+		change: func(p *v1.Pod) { p.Spec.Containers[0].ReadinessProbe = httpGet("/ready") },
+		run: func(k *kubelet) {
+			k.report(1, true)
+			k.report(2, true)
+		},
+		want: "the kubelet applied generation 2",
+	}, {
+		name: "a readiness change that fails: stops at once",
+		run: func(k *kubelet) {
+			k.report(2, true)
+			k.report(2, false)
+		},
+		wantErr: `the new readiness probe failed: container "app" is not Ready any more`,
+	}, {
+		name: "a readiness change on a container that was not Ready, which passes",
+		run: func(k *kubelet) {
+			k.report(2, false)
+			k.report(2, true)
+		},
+		want: "the kubelet applied generation 2; the new readiness probe passed: the container turned Ready",
+	}, {
+		name: "a Ready state before the kubelet applied the change does not count",
+		run: func(k *kubelet) {
+			k.report(1, false)
+			k.report(1, true)
+			k.report(2, true)
+			k.report(2, false)
+		},
+		wantErr: "the new readiness probe failed",
+	}, {
+		name:   "a readiness probe removed",
+		change: func(p *v1.Pod) { p.Spec.Containers[0].ReadinessProbe = nil },
+		run:    func(k *kubelet) { k.report(2, true) },
+		want:   "the kubelet applied generation 2; without a readiness probe the container counts as Ready",
+	}, {
+		name: "the Pod recreated",
+		run: func(k *kubelet) {
+			again := k.pod.DeepCopy()
+			again.UID = "another"
+			k.watcher.Modify(again)
+		},
+		wantErr: "recreated: another Pod has its name now",
+	}, {
+		name:    "the Pod deleted",
+		run:     func(k *kubelet) { k.watcher.Delete(k.pod) },
+		wantErr: "deleted",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			before, stored := changedPods()
+			if tc.change != nil {
+				stored.Spec.Containers[0].ReadinessProbe = before.Spec.Containers[0].ReadinessProbe
+				tc.change(stored)
+			}
+			client, k := newKubelet(t, before)
+			w := &waiter{client: client, timeout: time.Minute, margin: time.Hour}
+			done := make(chan struct{})
+			var (
+				got string
+				err error
+			)
+			go func() {
+				defer close(done)
+				got, err = w.confirm(context.Background(), before, stored, "app")
+			}()
+			tc.run(k)
+			<-done
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("confirm = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// A Pod that is not on a node yet needs no wait: its kubelet starts it with
+// the probes it has.
+func TestConfirmUnscheduled(t *testing.T) {
+	client := fake.NewClientset()
+	client.PrependReactor("*", "*", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		t.Errorf("unexpected request %s", action)
+		return true, nil, nil
+	})
+	w := &waiter{client: client, timeout: time.Minute}
+	got, err := w.confirm(context.Background(), webPod(), webPod(), "app")
+	if err != nil || !strings.Contains(got, "not on a node yet") {
+		t.Errorf("confirm = %q, %v", got, err)
+	}
+}
+
+// The failure of a readiness probe says why, from the container's last
+// Unhealthy event.
+func TestConfirmSaysWhy(t *testing.T) {
+	before, stored := changedPods()
+	client, k := newKubelet(t, before)
+	if _, err := client.CoreV1().Events("ns").Create(context.Background(), &v1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: "e", Namespace: "ns"},
+		InvolvedObject: v1.ObjectReference{UID: "web", FieldPath: "spec.containers{app}"},
+		Reason:         "Unhealthy",
+		Message:        "Readiness probe failed: HTTP probe failed with statuscode: 404",
+		LastTimestamp:  metav1.Now(),
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w := &waiter{client: client, timeout: time.Minute, margin: time.Hour}
+	errc := make(chan error)
+	go func() {
+		_, err := w.confirm(context.Background(), before, stored, "app")
+		errc <- err
+	}()
+	k.report(2, true)
+	k.report(2, false)
+	err := <-errc
+	if err == nil || !strings.Contains(err.Error(), "its last Unhealthy event, 0s ago: Readiness probe failed: HTTP probe failed with statuscode: 404") {
+		t.Errorf("err = %v, want the last Unhealthy event in it", err)
+	}
+}
