@@ -61,6 +61,10 @@ func parse(doc string) ([]step, error) {
 		pending step // directives for the next block
 		have    bool // pending holds at least one directive
 		ranYet  bool // a run came before the next output block
+		// setupAt is the line of a setup between the last run and the next
+		// output block, which would run after the command whose output the
+		// block shows.
+		setupAt int
 	)
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimSpace(lines[i])
@@ -75,6 +79,9 @@ func parse(doc string) ([]step, error) {
 				return nil, fmt.Errorf("line %d: setup comment without a closing -->", start)
 			}
 			steps = append(steps, step{kind: setup, line: start, text: strings.Join(script, "\n") + "\n"})
+			if ranYet {
+				setupAt = start
+			}
 		case strings.HasPrefix(line, "<!-- "+marker):
 			if !strings.HasSuffix(line, "-->") {
 				return nil, fmt.Errorf("line %d: a directive ends on its own line with -->", i+1)
@@ -121,8 +128,11 @@ func parse(doc string) ([]step, error) {
 			}
 			switch s.kind {
 			case run:
-				ranYet = true
+				ranYet, setupAt = true, 0
 			case compare:
+				if setupAt != 0 {
+					return nil, fmt.Errorf("line %d: the setup at line %d runs after the sh block whose output this block shows; move it before the sh block", start, setupAt)
+				}
 				ranYet = false
 			}
 			steps = append(steps, s)

@@ -75,18 +75,19 @@ func TestParse(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	for name, doc := range map[string]string{
-		"yaml without a directive":     "```yaml\nkind: Pod\n```\n",
-		"output without a command":     "```\nhello\n```\n",
-		"two outputs for one command":  "```sh\necho\n```\n```\n\n```\n```\n\n```\n",
-		"unknown directive":            "<!-- test-docs: skip -->\n```sh\necho\n```\n",
-		"directive not before a block": "<!-- test-docs: fails -->\nsome prose\n```sh\nfalse\n```\n",
-		"fails on an output":           "```sh\necho\n```\n<!-- test-docs: fails -->\n```\n\n```\n",
-		"vary on a command":            "<!-- test-docs: vary x -->\n```sh\necho\n```\n",
-		"a bad pattern":                "```sh\necho\n```\n<!-- test-docs: vary ( -->\n```\n\n```\n",
-		"a file name with a path":      "<!-- test-docs: file ../x -->\n```yaml\n\n```\n",
-		"an unclosed block":            "```sh\necho\n",
-		"an unclosed setup":            "<!-- test-docs: setup\necho\n",
-		"a dangling directive":         "```sh\necho\n```\n<!-- test-docs: fails -->\n",
+		"yaml without a directive":                 "```yaml\nkind: Pod\n```\n",
+		"output without a command":                 "```\nhello\n```\n",
+		"two outputs for one command":              "```sh\necho\n```\n```\n\n```\n```\n\n```\n",
+		"unknown directive":                        "<!-- test-docs: skip -->\n```sh\necho\n```\n",
+		"directive not before a block":             "<!-- test-docs: fails -->\nsome prose\n```sh\nfalse\n```\n",
+		"fails on an output":                       "```sh\necho\n```\n<!-- test-docs: fails -->\n```\n\n```\n",
+		"vary on a command":                        "<!-- test-docs: vary x -->\n```sh\necho\n```\n",
+		"a bad pattern":                            "```sh\necho\n```\n<!-- test-docs: vary ( -->\n```\n\n```\n",
+		"a file name with a path":                  "<!-- test-docs: file ../x -->\n```yaml\n\n```\n",
+		"an unclosed block":                        "```sh\necho\n",
+		"an unclosed setup":                        "<!-- test-docs: setup\necho\n",
+		"a dangling directive":                     "```sh\necho\n```\n<!-- test-docs: fails -->\n",
+		"a setup between a command and its output": "```sh\necho\n```\n<!-- test-docs: setup\ntrue\n-->\n```\n\n```\n",
 	} {
 		if _, err := parse(doc); err == nil {
 			t.Errorf("%s: parsed without an error", name)
