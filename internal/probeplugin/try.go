@@ -235,12 +235,14 @@ func (p *clientProber) forward(pod *v1.Pod, port int32) (httpstream.Connection, 
 		return nil, nil, nil, err
 	}
 	// Nothing is written to the error stream: the kubelet writes to it why
-	// it could not connect.
+	// it could not connect. Its message is taken as soon as it arrives: the
+	// stream may stay open for as long as the data stream is.
 	errorStream.Close()
 	failed := make(chan string, 1)
 	go func() {
-		message, _ := io.ReadAll(errorStream)
-		failed <- string(message)
+		buf := make([]byte, 4<<10)
+		n, _ := errorStream.Read(buf)
+		failed <- string(buf[:n])
 	}()
 	headers.Set(v1.StreamType, v1.StreamTypeData)
 	data, err := conn.CreateStream(headers)
@@ -306,14 +308,25 @@ func (p *clientProber) tryGRPC(ctx context.Context, pod *v1.Pod, h *v1.GRPCActio
 	if h.Service != nil {
 		service = *h.Service
 	}
-	resp, err := healthpb.NewHealthClient(client).Check(ctx, &healthpb.HealthCheckRequest{Service: service}, grpc.WaitForReady(true))
-	if err != nil {
+	// The kubelet's message that it could not connect ends the call: the
+	// client, which waits for the connection to be ready, would otherwise
+	// wait out the timeout.
+	checkCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
 		select {
 		case message := <-failed:
 			if message != "" {
-				return tried{answer: connectionError(message)}
+				cancel(forwardError(message))
 			}
-		default:
+		case <-checkCtx.Done():
+		}
+	}()
+	resp, err := healthpb.NewHealthClient(client).Check(checkCtx, &healthpb.HealthCheckRequest{Service: service}, grpc.WaitForReady(true))
+	if err != nil {
+		var message forwardError
+		if errors.As(context.Cause(checkCtx), &message) {
+			return tried{answer: connectionError(string(message))}
 		}
 		if ctx.Err() != nil {
 			return tried{}
@@ -325,6 +338,12 @@ func (p *clientProber) tryGRPC(ctx context.Context, pod *v1.Pod, h *v1.GRPCActio
 	}
 	return tried{ok: true, answer: "answered SERVING"}
 }
+
+// forwardError is the kubelet's message that a port-forward could not
+// connect to the Pod's port.
+type forwardError string
+
+func (e forwardError) Error() string { return string(e) }
 
 // streamConn is a port-forward's data stream as a net.Conn.
 type streamConn struct {
