@@ -160,6 +160,9 @@ func BenchmarkKEPPodUpdateLabelOnly(b *testing.B) {
 			}
 			ctx := kepContext(b)
 			m := newTestManager()
+			// Not a kubelet restart: the workers do not wait a random part of
+			// their period before the first probe, which cleanup would wait for.
+			m.start = time.Now().Add(-time.Hour)
 			defer cleanup(b, m)
 			update := kepUpdatePod(ctx, m)
 			var pods []*v1.Pod
@@ -190,6 +193,7 @@ func BenchmarkKEPAddPodNoChange(b *testing.B) {
 	kepEnableGate(b)
 	ctx := kepContext(b)
 	m := newTestManager()
+	m.start = time.Now().Add(-time.Hour) // not a kubelet restart, as above
 	defer cleanup(b, m)
 	pod := kepPod()
 	m.AddPod(ctx, pod)
