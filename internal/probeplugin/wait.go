@@ -121,8 +121,10 @@ func (w *waiter) confirm(ctx context.Context, before, stored *v1.Pod, container 
 			result += "; without a readiness probe the container counts as Ready"
 			return true, nil
 		case status == nil || status.Started == nil || !*status.Started:
-			result += "; the container has not started, so its new readiness probe has not run yet"
-			return true, nil
+			// The new readiness probe runs once the container has started:
+			// wait for that. A container that never starts ends the wait at
+			// its timeout, with an error.
+			return false, nil
 		}
 		// From here on, only the new probe changes the container's Ready
 		// state.
@@ -137,6 +139,8 @@ func (w *waiter) confirm(ctx context.Context, before, stored *v1.Pod, container 
 		if !readyOf(last, container) {
 			return "", w.failed(ctx, last, container, fmt.Sprintf("the new readiness probe has not passed: container %q is not Ready %s after the kubelet applied it", container, window))
 		}
+	case errors.Is(err, errTimeout) && proof == nil && last != nil && last.Status.ObservedGeneration >= generation:
+		return "", fmt.Errorf("%s, but container %q had not started within %s (--wait-timeout), so its new readiness probe has not run", applied, container, w.timeout)
 	case errors.Is(err, errTimeout) && proof == nil:
 		return "", fmt.Errorf("the kubelet did not report generation %d within %s (--wait-timeout): is the kubelet of node %q up, with MutableContainerProbes on?", generation, w.timeout, stored.Spec.NodeName)
 	case errors.Is(err, errTimeout):

@@ -98,9 +98,14 @@ func newKubelet(t *testing.T, pod *v1.Pod) (*fake.Clientset, *kubelet) {
 // report sends the Pod with the generation observed and the container's
 // Ready state, as the kubelet writes its status.
 func (k *kubelet) report(observed int64, ready bool) {
+	k.reportStarted(observed, true, ready)
+}
+
+// reportStarted is report, with the container's Started state.
+func (k *kubelet) reportStarted(observed int64, started, ready bool) {
 	k.pod = k.pod.DeepCopy()
 	k.pod.Status.ObservedGeneration = observed
-	k.pod.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", Ready: ready, Started: ptr.To(true)}}
+	k.pod.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", Ready: ready, Started: ptr.To(started)}}
 	status := v1.ConditionFalse
 	if ready {
 		status = v1.ConditionTrue
@@ -152,6 +157,14 @@ func TestConfirm(t *testing.T) {
 		name: "a readiness change on a container that was not Ready, which passes",
 		run: func(k *kubelet) {
 			k.report(2, false)
+			k.report(2, true)
+		},
+		want: "the kubelet applied generation 2; the new readiness probe passed: the container turned Ready",
+	}, {
+		name: "a readiness change on a container that has not started: the new probe must pass once it has",
+		run: func(k *kubelet) {
+			k.reportStarted(2, false, false)
+			k.reportStarted(2, true, false)
 			k.report(2, true)
 		},
 		want: "the kubelet applied generation 2; the new readiness probe passed: the container turned Ready",
@@ -211,6 +224,26 @@ func TestConfirm(t *testing.T) {
 				t.Errorf("confirm = %q, %v; want %q", got, err, tc.want)
 			}
 		})
+	}
+}
+
+// A readiness change of a container that never starts is not confirmed: the
+// wait ends at its timeout and says why.
+func TestConfirmContainerNotStarted(t *testing.T) {
+	before, stored := changedPods()
+	client, k := newKubelet(t, before)
+	w := &waiter{client: client, timeout: time.Second, margin: time.Hour}
+	errc := make(chan error)
+	go func() {
+		_, err := w.confirm(context.Background(), before, stored, "app")
+		errc <- err
+	}()
+	// The watch takes the second report only after the first was seen.
+	k.reportStarted(2, false, false)
+	k.reportStarted(2, false, false)
+	want := `the kubelet applied generation 2, but container "app" had not started within 1s (--wait-timeout), so its new readiness probe has not run`
+	if err := <-errc; err == nil || err.Error() != want {
+		t.Errorf("confirm: %v, want %q", err, want)
 	}
 }
 
