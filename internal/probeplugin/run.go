@@ -230,6 +230,12 @@ func (r *runner) precheck(ctx context.Context, pr *podRun) {
 	if r.templates != nil {
 		template, err := r.templates.of(ctx, pr.pod)
 		if err != nil {
+			// Without the template, restore could not tell a kept probe
+			// from one that someone else wrote: only --force goes on.
+			if rc, ok := r.change.(restoreChange); ok && !rc.force {
+				pr.result, pr.cause = resultFailed, cause{text: fmt.Sprintf("cannot read the template it was created from, to check the kept probes against: %v; --force restores them unchecked", err)}
+				return
+			}
 			r.warnf("warning: pod/%s: cannot read the template it was created from: %v\n", pr.pod.Name, err)
 		}
 		pr.template = template

@@ -428,3 +428,35 @@ func TestEachInFlight(t *testing.T) {
 		}
 	}
 }
+
+// A restore that cannot read the template of the Pod's controller does not
+// put a kept probe back unchecked, as if the Pod had no controller: it fails
+// the Pod, and only --force restores it.
+func TestRestoreWithUnreadableTemplate(t *testing.T) {
+	for _, force := range []bool{false, true} {
+		t.Run(fmt.Sprintf("force=%v", force), func(t *testing.T) {
+			pod := webPod()
+			pod.Spec.Containers[0].LivenessProbe = nil
+			pod.Annotations = map[string]string{keptAnnotation: keptLiveness}
+			// Its ReplicaSet is gone, or the user may not read it.
+			pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-1", UID: "rs", Controller: ptr.To(true)}}
+			c := newCluster(pod)
+			r, _, errOut := newRunner(c, restoreChange{types: []probeType{liveness}, force: force})
+			r.templates = newTemplates(c)
+			err := r.run(context.Background(), &targets{pods: []*v1.Pod{pod}})
+			_, patches := c.sent()
+			if force {
+				if err != nil || !slices.Equal(patches, []string{pod.Name}) {
+					t.Errorf("run = %v, patches %v; want the kept probe restored", err, patches)
+				}
+				return
+			}
+			if err == nil || len(patches) != 0 {
+				t.Errorf("run = %v, patches %v; want the Pod failed and nothing patched", err, patches)
+			}
+			if want := "cannot read the template it was created from"; !strings.Contains(errOut.String(), want) {
+				t.Errorf("printed %q, want it to contain %q", errOut.String(), want)
+			}
+		})
+	}
+}
