@@ -224,10 +224,14 @@ func (r restoreChange) apply(pod *v1.Pod, c *v1.Container, template *podTemplate
 	return kept.write(pod)
 }
 
-// undoChange puts back the probes of a container, and keptAnnotation, as
-// they were on original: it undoes a change that failed.
+// undoChange puts back the probes of a container, and the probes that
+// keptAnnotation holds for it, as they were on original: it undoes a change
+// that failed, which stored the Pod as changed. Anything else is left as it
+// is, and it refuses when the container's probes, or its kept probes, are no
+// longer as changed has them: someone else changed them since, and undoing
+// would overwrite that change.
 type undoChange struct {
-	original *v1.Pod
+	original, changed *v1.Pod
 }
 
 func (u undoChange) apply(pod *v1.Pod, c *v1.Container, _ *podTemplate) error {
@@ -235,18 +239,35 @@ func (u undoChange) apply(pod *v1.Pod, c *v1.Container, _ *podTemplate) error {
 	if err != nil {
 		return err
 	}
+	stored, _, err := findContainer(u.changed, c.Name)
+	if err != nil {
+		return err
+	}
+	kept, err := readKept(pod)
+	if err != nil {
+		return err
+	}
+	keptWas, err := readKept(u.original)
+	if err != nil {
+		return err
+	}
+	keptStored, err := readKept(u.changed)
+	if err != nil {
+		return err
+	}
+	for _, t := range probeTypes {
+		if !equalProbes(*t.of(c), *t.of(stored)) || !equalProbes(kept[c.Name][t], keptStored[c.Name][t]) {
+			return fmt.Errorf("the probes of container %q changed after this run stored its change; undoing it would overwrite that change, so it is left as it is", c.Name)
+		}
+	}
 	for _, t := range probeTypes {
 		*t.of(c) = (*t.of(was)).DeepCopy()
 	}
-	if value, ok := u.original.Annotations[keptAnnotation]; ok {
-		if pod.Annotations == nil {
-			pod.Annotations = map[string]string{}
-		}
-		pod.Annotations[keptAnnotation] = value
-	} else {
-		delete(pod.Annotations, keptAnnotation)
+	if apiequality.Semantic.DeepEqual(kept[c.Name], keptWas[c.Name]) {
+		return nil
 	}
-	return nil
+	kept[c.Name] = keptWas[c.Name]
+	return kept.write(pod)
 }
 
 // modify returns a copy of pod with the change made to its container (see

@@ -541,7 +541,7 @@ func (r *runner) one(ctx context.Context, pr *podRun) bool {
 // undo puts back the probes of a Pod whose change failed, with
 // --undo-on-failure, and otherwise prints the command that does.
 func (r *runner) undo(ctx context.Context, pr *podRun) {
-	ch := undoChange{original: pr.pod}
+	ch := undoChange{original: pr.pod, changed: pr.stored}
 	if !r.undoOnFailure {
 		back, _, err := modify(pr.stored, pr.container, ch, nil)
 		if err != nil {

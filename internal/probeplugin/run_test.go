@@ -376,6 +376,113 @@ func TestUndo(t *testing.T) {
 	}
 }
 
+// requireResourceVersion makes the cluster answer a patch conditioned on a
+// resourceVersion that is not the Pod's with 409 Conflict, as the API
+// server does: the fake applies it to whatever is stored. (The fake does
+// not give a write a new resourceVersion: a test that writes sets one.)
+func requireResourceVersion(c *cluster) {
+	c.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		patch := action.(k8stesting.PatchActionImpl)
+		var sent struct {
+			Metadata struct {
+				ResourceVersion string `json:"resourceVersion"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal(patch.Patch, &sent); err != nil {
+			return true, nil, err
+		}
+		obj, err := c.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), patch.Namespace, patch.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		if rv := obj.(*v1.Pod).ResourceVersion; sent.Metadata.ResourceVersion != "" && sent.Metadata.ResourceVersion != rv {
+			return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "pods"}, patch.Name, fmt.Errorf("the object has been modified: resourceVersion %s, not %s", rv, sent.Metadata.ResourceVersion))
+		}
+		return false, nil, nil
+	})
+}
+
+// --undo-on-failure undoes only what the run changed: an edit that someone
+// else made to the container's probes while the run waited is not
+// overwritten, and the probes that kubectl probe disable kept for other
+// containers meanwhile stay kept.
+func TestUndoKeepsOthersEdits(t *testing.T) {
+	otherKept := `{"sidecar":{"liveness":{"httpGet":{"path":"/alive","port":8080}}}}`
+	for _, tc := range []struct {
+		name string
+		// edit is the change someone else makes while the run waits.
+		edit func(*v1.Pod)
+		// undone is whether the run's change is undone.
+		undone bool
+		want   string
+	}{{
+		name:   "the container's liveness probe",
+		edit:   func(p *v1.Pod) { p.Spec.Containers[0].LivenessProbe.TimeoutSeconds = 30 },
+		want:   "error: pod/web: undoing the change: the probes of container \"app\" changed after this run stored its change; undoing it would overwrite that change, so it is left as it is\n",
+		undone: false,
+	}, {
+		name:   "the container's readiness probe",
+		edit:   func(p *v1.Pod) { p.Spec.Containers[0].ReadinessProbe.HTTPGet.Path = "/livez" },
+		want:   "error: pod/web: undoing the change: the probes of container \"app\" changed after this run stored its change; undoing it would overwrite that change, so it is left as it is\n",
+		undone: false,
+	}, {
+		name:   "a probe kept for another container",
+		edit:   func(p *v1.Pod) { p.Annotations = map[string]string{keptAnnotation: otherKept} },
+		want:   "pod/web: undone: its probes are as they were before\n",
+		undone: true,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			before, _ := changedPods()
+			c := newCluster(before)
+			requireResourceVersion(c)
+			k := &kubelet{t: t, watcher: watch.NewFake(), pod: before.DeepCopy()}
+			c.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
+				return true, k.watcher, nil
+			})
+			r, _, errOut := newRunner(c, moveReadiness)
+			r.waiter = &waiter{client: c, timeout: time.Minute, margin: time.Hour}
+			r.undoOnFailure = true
+			errc := make(chan error)
+			go func() { errc <- r.run(context.Background(), &targets{pods: []*v1.Pod{before}}) }()
+			k.report(2, true)
+			// The run has stored its change: someone else edits the Pod.
+			pods := c.CoreV1().Pods("ns")
+			edited, err := pods.Get(context.Background(), "web", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.edit(edited)
+			// The fake keeps the resourceVersion it is sent; the API server
+			// gives each write a new one.
+			edited.ResourceVersion = "8"
+			if edited, err = pods.Update(context.Background(), edited, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			k.report(2, false)
+			if err := <-errc; !errors.Is(err, errReported) {
+				t.Errorf("err = %v", err)
+			}
+			if !strings.Contains(errOut.String(), tc.want) {
+				t.Errorf("printed\n%s\nwant %q in it", errOut, tc.want)
+			}
+			pod, err := pods.Get(context.Background(), "web", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := edited.DeepCopy()
+			if tc.undone {
+				want.Spec.Containers[0].ReadinessProbe = before.Spec.Containers[0].ReadinessProbe
+			}
+			if diff := cmp.Diff(want.Spec.Containers, pod.Spec.Containers); diff != "" {
+				t.Errorf("containers (-want +got):\n%s", diff)
+			}
+			if got := pod.Annotations[keptAnnotation]; got != edited.Annotations[keptAnnotation] {
+				t.Errorf("kept annotation %q, want %q", got, edited.Annotations[keptAnnotation])
+			}
+		})
+	}
+}
+
 // each runs f on N Pods at once, and no more: --max-in-flight.
 func TestEachInFlight(t *testing.T) {
 	const n, inFlight = 12, 4
