@@ -1,6 +1,7 @@
 package probeplugin
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -44,6 +45,9 @@ import (
 //     failed every time would have made it not Ready by then. Passed.
 //   - Not Ready at the end of the window: the new probe did not succeed.
 //     Failed.
+//   - The container restarting: a new container starts not Ready,
+//     whatever its probe, so nothing is proven. Failed, with how the
+//     container's last run ended.
 //
 // The old state cannot pass for the new probe: it counts only when it
 // lasts through the window in which the new probe, applied already, would
@@ -95,10 +99,12 @@ func (w *waiter) confirm(ctx context.Context, before, stored *v1.Pod, container 
 	readinessChanged := slices.Contains(changedProbes(before, stored, container), readiness)
 	window := time.Duration(0)
 	var (
-		proof  *readinessProof
-		last   *v1.Pod
-		result = applied
-		timer  *time.Timer
+		proof *readinessProof
+		last  *v1.Pod
+		// restarts is the container's restart count when the proof began.
+		restarts int32
+		result   = applied
+		timer    *time.Timer
 	)
 	defer func() {
 		if timer != nil {
@@ -108,6 +114,10 @@ func (w *waiter) confirm(ctx context.Context, before, stored *v1.Pod, container 
 	_, err := w.until(windowCtx, stored, func(p *v1.Pod) (bool, error) {
 		last = p
 		if proof != nil {
+			if s := containerStatus(p, container); s != nil && s.RestartCount != restarts {
+				// A new container starts not Ready, whatever its probe.
+				return false, errRestarted
+			}
 			return proof.observe(readyOf(p, container))
 		}
 		if p.Status.ObservedGeneration < generation {
@@ -131,6 +141,7 @@ func (w *waiter) confirm(ctx context.Context, before, stored *v1.Pod, container 
 		window = w.window(probe)
 		timer = time.AfterFunc(window, func() { endWindow(errWindowEnded) })
 		proof = newReadinessProof(probesOf(before, container)[readiness] == nil, status.Ready)
+		restarts = status.RestartCount
 		return false, nil
 	})
 	switch {
@@ -145,6 +156,8 @@ func (w *waiter) confirm(ctx context.Context, before, stored *v1.Pod, container 
 		return "", fmt.Errorf("the kubelet did not report generation %d within %s (--wait-timeout): is the kubelet of node %q up, with MutableContainerProbes on?", generation, w.timeout, stored.Spec.NodeName)
 	case errors.Is(err, errTimeout):
 		return "", fmt.Errorf("%s, but the new readiness probe had not passed within %s (--wait-timeout)", applied, w.timeout)
+	case errors.Is(err, errRestarted):
+		return "", w.restarted(ctx, last, container, restarts)
 	case errors.Is(err, errReadinessFailed):
 		return "", w.failed(ctx, last, container, fmt.Sprintf("the new readiness probe failed: container %q is not Ready any more", container))
 	default:
@@ -173,6 +186,10 @@ func (w *waiter) confirm(ctx context.Context, before, stored *v1.Pod, container 
 // errReadinessFailed is a Ready container that the new readiness probe
 // made not Ready.
 var errReadinessFailed = errors.New("the new readiness probe failed")
+
+// errRestarted is a container that restarted before its new readiness
+// probe proved itself.
+var errRestarted = errors.New("the container restarted")
 
 // readinessProof decides, from the Ready state of a container that the
 // kubelet publishes after it applied a change of its readiness probe,
@@ -216,6 +233,21 @@ func readyOf(pod *v1.Pod, container string) bool {
 func (w *waiter) failed(ctx context.Context, pod *v1.Pod, container, message string) error {
 	if e := lastEvent(ctx, w.client, pod, container, "Unhealthy"); e != nil {
 		message += fmt.Sprintf("; its last Unhealthy event, %s ago: %s", duration.HumanDuration(time.Since(eventTime(e))), firstLine(e.Message, 200))
+	}
+	return errors.New(message)
+}
+
+// restarted returns the error of a container that restarted while its new
+// readiness probe was checked, with how its last run ended and the
+// container's last Killing event, which says why the kubelet stopped it.
+func (w *waiter) restarted(ctx context.Context, pod *v1.Pod, container string, restarts int32) error {
+	s := containerStatus(pod, container)
+	message := fmt.Sprintf("container %q restarted before its new readiness probe passed (restart count %d, was %d)", container, s.RestartCount, restarts)
+	if t := s.LastTerminationState.Terminated; t != nil {
+		message += fmt.Sprintf("; its last run ended with %s, exit code %d", cmp.Or(t.Reason, "no reason"), t.ExitCode)
+	}
+	if e := lastEvent(ctx, w.client, pod, container, "Killing"); e != nil {
+		message += fmt.Sprintf("; its last Killing event, %s ago: %s", duration.HumanDuration(time.Since(eventTime(e))), firstLine(e.Message, 200))
 	}
 	return errors.New(message)
 }

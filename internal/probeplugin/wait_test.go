@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -82,6 +83,8 @@ type kubelet struct {
 	t       *testing.T
 	watcher *watch.FakeWatcher
 	pod     *v1.Pod
+	// restarts is the container's restart count.
+	restarts int32
 }
 
 // newKubelet returns a client whose Pod is pod, as the list returns it,
@@ -105,13 +108,23 @@ func (k *kubelet) report(observed int64, ready bool) {
 func (k *kubelet) reportStarted(observed int64, started, ready bool) {
 	k.pod = k.pod.DeepCopy()
 	k.pod.Status.ObservedGeneration = observed
-	k.pod.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", Ready: ready, Started: ptr.To(started)}}
+	k.pod.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", Ready: ready, Started: ptr.To(started), RestartCount: k.restarts}}
+	if k.restarts > 0 {
+		k.pod.Status.ContainerStatuses[0].LastTerminationState.Terminated = &v1.ContainerStateTerminated{Reason: "Error", ExitCode: 137}
+	}
 	status := v1.ConditionFalse
 	if ready {
 		status = v1.ConditionTrue
 	}
 	k.pod.Status.Conditions = []v1.PodCondition{{Type: v1.PodReady, Status: status}}
 	k.watcher.Modify(k.pod)
+}
+
+// restart reports that the container restarted: its restart count is one
+// up, and the new container has started and is not Ready.
+func (k *kubelet) restart(observed int64) {
+	k.restarts++
+	k.report(observed, false)
 }
 
 // changedPods returns a Pod on a node, Ready at generation 1, and the Pod
@@ -140,7 +153,7 @@ func TestConfirm(t *testing.T) {
 		wantErr string
 	}{{
 		name:   "a liveness change: the generation",
-		change: func(p *v1.Pod) { p.Spec.Containers[0].ReadinessProbe = httpGet("/ready") },
+		change: func(p *v1.Pod) { p.Spec.Containers[0].LivenessProbe.TimeoutSeconds = 10 },
 		run: func(k *kubelet) {
 			k.report(1, true)
 			k.report(2, true)
@@ -177,6 +190,21 @@ func TestConfirm(t *testing.T) {
 			k.report(2, false)
 		},
 		wantErr: "the new readiness probe failed",
+	}, {
+		name: "a container restarted after the kubelet applied the change: not proven",
+		run: func(k *kubelet) {
+			k.report(2, true)
+			k.restart(2)
+		},
+		wantErr: `container "app" restarted before its new readiness probe passed (restart count 1, was 0); its last run ended with Error, exit code 137`,
+	}, {
+		name: "a container restarted before the kubelet applied the change, which passes",
+		run: func(k *kubelet) {
+			k.restart(1)
+			k.report(2, false)
+			k.report(2, true)
+		},
+		want: "the kubelet applied generation 2; the new readiness probe passed: the container turned Ready",
 	}, {
 		name:   "a readiness probe removed",
 		change: func(p *v1.Pod) { p.Spec.Containers[0].ReadinessProbe = nil },
@@ -223,6 +251,59 @@ func TestConfirm(t *testing.T) {
 			if err != nil || got != tc.want {
 				t.Errorf("confirm = %q, %v; want %q", got, err, tc.want)
 			}
+		})
+	}
+}
+
+// The end of the new readiness probe's failure window decides: a container
+// that stayed Ready through it passed, one that is not Ready then did not.
+// The window is 3 × (10s + 1s) for the probe changedPods stores, and the
+// margin 2s after that: 35s, on the bubble's fake clock.
+func TestConfirmWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		ready   bool
+		want    string
+		wantErr string
+	}{{
+		name:  "Ready through the window",
+		ready: true,
+		want:  "the kubelet applied generation 2; the new readiness probe passed: the container stayed Ready through the probe's failure window (35s)",
+	}, {
+		name:    "not Ready through the window",
+		ready:   false,
+		wantErr: `the new readiness probe has not passed: container "app" is not Ready 35s after the kubelet applied it`,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				before, stored := changedPods()
+				client, k := newKubelet(t, before)
+				w := &waiter{client: client, timeout: time.Hour, margin: 2 * time.Second}
+				done := make(chan struct{})
+				var (
+					got string
+					err error
+				)
+				start := time.Now()
+				go func() {
+					defer close(done)
+					got, err = w.confirm(context.Background(), before, stored, "app")
+				}()
+				k.report(2, tc.ready)
+				<-done
+				if waited := time.Since(start); waited != 35*time.Second {
+					t.Errorf("confirmed after %s, want at the end of the window, 35s", waited)
+				}
+				if tc.wantErr != "" {
+					if err == nil || err.Error() != tc.wantErr {
+						t.Errorf("confirm: %v, want %q", err, tc.wantErr)
+					}
+					return
+				}
+				if err != nil || got != tc.want {
+					t.Errorf("confirm = %q, %v; want %q", got, err, tc.want)
+				}
+			})
 		})
 	}
 }
