@@ -3,6 +3,7 @@ package probeplugin
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -33,6 +34,13 @@ func readKept(pod *v1.Pod) (keptProbes, error) {
 	}
 	if err := json.Unmarshal([]byte(value), &kept); err != nil {
 		return nil, fmt.Errorf("annotation %s is not what kubectl probe disable writes: %v", keptAnnotation, err)
+	}
+	for name, probes := range kept {
+		for t := range probes {
+			if !slices.Contains(probeTypes, t) {
+				return nil, fmt.Errorf("annotation %s is not what kubectl probe disable writes: container %q has a probe of type %q; the types are liveness, readiness and startup", keptAnnotation, name, t)
+			}
+		}
 	}
 	return kept, nil
 }

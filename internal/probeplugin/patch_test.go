@@ -409,3 +409,44 @@ func TestPatcherOptions(t *testing.T) {
 		}
 	}
 }
+
+// The kept annotation is read only as kubectl probe disable writes it: a
+// probe type it does not know (a typo, a hand edit) is an error, not a probe
+// that restore then cannot find.
+func TestReadKept(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		want        keptProbes
+		wantErr     string
+	}{{
+		name:  "as disable writes it",
+		value: `{"app":{"liveness":{"httpGet":{"path":"/healthz","port":8080}}}}`,
+		want:  keptProbes{"app": {liveness: {ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(8080)}}}}},
+	}, {
+		name:    "not JSON",
+		value:   `app: liveness`,
+		wantErr: "annotation " + keptAnnotation + " is not what kubectl probe disable writes: invalid character",
+	}, {
+		name:    "a probe type that does not exist",
+		value:   `{"app":{"Liveness":{"httpGet":{"path":"/healthz","port":8080}}}}`,
+		wantErr: "annotation " + keptAnnotation + ` is not what kubectl probe disable writes: container "app" has a probe of type "Liveness"; the types are liveness, readiness and startup`,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := webPod()
+			pod.Annotations = map[string]string{keptAnnotation: tc.value}
+			kept, err := readKept(pod)
+			if tc.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
+					t.Errorf("readKept: %v, want an error starting with %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, kept); diff != "" {
+				t.Errorf("kept (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
