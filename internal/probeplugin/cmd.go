@@ -158,7 +158,7 @@ func (o *changeOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().DurationVar(&o.waitTimeout, "timeout", defaultWaitTimeout, "How long --wait waits for each Pod.")
 	cmdutil.CheckErr(cmd.Flags().MarkDeprecated("timeout", "use --wait-timeout instead"))
 	cmd.Flags().BoolVar(&o.skipCheck, "skip-check", false, "Store a new liveness or readiness probe without trying it against the Pod first.")
-	cmd.Flags().BoolVar(&o.undoOnFailure, "undo-on-failure", false, "When a Pod fails after its change was stored (its new readiness probe fails), put its probes back as they were.")
+	cmd.Flags().BoolVar(&o.undoOnFailure, "undo-on-failure", false, "When a Pod fails after its change was stored (its new readiness probe fails), put its probes back as they were, unless someone else changed them meanwhile.")
 	cmd.Flags().BoolVarP(&o.yes, "yes", "y", false, "Go on without asking after warnings (removing a readiness probe, or the startup probe of a container that has not started).")
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.fieldManager, "kubectl-probe")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "Output format: name, or json or yaml for a List of the result for each Pod.")
