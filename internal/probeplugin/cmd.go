@@ -210,12 +210,10 @@ func (o *changeOptions) run(cmd *cobra.Command, args []string, ch change) error 
 		dryRun:        dryRun,
 		maxInFlight:   o.maxInFlight,
 		undoOnFailure: o.undoOnFailure,
-		yes:           o.yes,
-		output:        o.output,
-		operation:     o.operation,
-		in:            o.In,
-		out:           o.Out,
-		errOut:        o.ErrOut,
+		report: &reporter{
+			in: o.In, out: o.Out, errOut: o.ErrOut,
+			output: o.output, dryRun: dryRun, operation: o.operation, yes: o.yes,
+		},
 	}
 	if _, ok := ch.(restoreChange); ok {
 		r.templates = newTemplates(client)
@@ -224,7 +222,7 @@ func (o *changeOptions) run(cmd *cobra.Command, args []string, ch change) error 
 		r.prober = &clientProber{client: client, config: config, access: newAccess(client)}
 	}
 	if o.wait && dryRun == "" {
-		r.waiter = &waiter{client: client, timeout: o.waitTimeout, margin: readinessMargin}
+		r.prover = &prover{client: client, timeout: o.waitTimeout, margin: readinessMargin}
 	}
 	err = r.run(ctx, t)
 	if dryRun == "" && r.changed() {
@@ -236,7 +234,7 @@ func (o *changeOptions) run(cmd *cobra.Command, args []string, ch change) error 
 }
 
 // readinessMargin is added to a readiness probe's failure window (see
-// waiter): the time for the kubelet to publish the container's Ready
+// prover): the time for the kubelet to publish the container's Ready
 // state, and for it to reach kubectl probe.
 const readinessMargin = 5 * time.Second
 

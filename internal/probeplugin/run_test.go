@@ -118,10 +118,7 @@ func newRunner(c *cluster, ch change) (*runner, *bytes.Buffer, *bytes.Buffer) {
 		change:      ch,
 		maxInFlight: 1,
 		prober:      fakeProber{},
-		operation:   "probes set",
-		in:          strings.NewReader(""),
-		out:         &out,
-		errOut:      &errOut,
+		report:      &reporter{operation: "probes set", in: strings.NewReader(""), out: &out, errOut: &errOut},
 	}, &out, &errOut
 }
 
@@ -179,7 +176,7 @@ func TestPrecheckRefusesBeforeAnyChange(t *testing.T) {
 		return nil
 	}
 	r, out, errOut := newRunner(c, relax)
-	r.output = "json"
+	r.report.output = "json"
 	err := r.run(context.Background(), &targets{pods: pods})
 	if !errors.Is(err, errReported) {
 		t.Errorf("err = %v, want it reported", err)
@@ -317,7 +314,7 @@ func TestConfirmRisks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCluster(tc.pod)
 			r, _, errOut := newRunner(c, tc.change)
-			r.yes = tc.yes
+			r.report.yes = tc.yes
 			err := r.run(context.Background(), &targets{pods: []*v1.Pod{tc.pod}})
 			if !strings.Contains(errOut.String(), tc.want) {
 				t.Errorf("printed %q, want %q in it", errOut, tc.want)
@@ -348,7 +345,7 @@ func TestUndo(t *testing.T) {
 				return true, k.watcher, nil
 			})
 			r, _, errOut := newRunner(c, moveReadiness)
-			r.waiter = &waiter{client: c, timeout: time.Minute, margin: time.Hour}
+			r.prover = &prover{client: c, timeout: time.Minute, margin: time.Hour}
 			r.undoOnFailure = undo
 			errc := make(chan error)
 			go func() { errc <- r.run(context.Background(), &targets{pods: []*v1.Pod{before}}) }()
@@ -440,7 +437,7 @@ func TestUndoKeepsOthersEdits(t *testing.T) {
 				return true, k.watcher, nil
 			})
 			r, _, errOut := newRunner(c, moveReadiness)
-			r.waiter = &waiter{client: c, timeout: time.Minute, margin: time.Hour}
+			r.prover = &prover{client: c, timeout: time.Minute, margin: time.Hour}
 			r.undoOnFailure = true
 			errc := make(chan error)
 			go func() { errc <- r.run(context.Background(), &targets{pods: []*v1.Pod{before}}) }()

@@ -83,9 +83,9 @@ const (
 // warned, or changed.
 var probeEventReasons = []string{"Unhealthy", "ProbeWarning", "ContainerProbeChanged"}
 
-// report describes the probes and state of a Pod's containers (only the one
+// describePod describes the probes and state of a Pod's containers (only the one
 // named by container, if set), compared with template.
-func report(pod *v1.Pod, container string, template *podTemplate, events []v1.Event) (*podProbes, error) {
+func describePod(pod *v1.Pod, container string, template *podTemplate, events []v1.Event) (*podProbes, error) {
 	kept, err := readKept(pod)
 	if err != nil {
 		return nil, err
@@ -251,7 +251,7 @@ and thresholds; -o yaml and -o json a List with all of it.`,
 				if err != nil {
 					fmt.Fprintf(streams.ErrOut, "warning: pod/%s: cannot compare with the template it was created from: %v\n", pod.Name, err)
 				}
-				r, err := report(pod, targetFlags.container, template, events)
+				r, err := describePod(pod, targetFlags.container, template, events)
 				if err != nil {
 					return fmt.Errorf("pod/%s: %w", pod.Name, err)
 				}

@@ -46,7 +46,7 @@ func TestShow(t *testing.T) {
 		pod      *v1.Pod
 		template *podTemplate
 	}{{relaxed, template}, {disabled, template}, {bare, nil}} {
-		r, err := report(tc.pod, "", tc.template, events)
+		r, err := describePod(tc.pod, "", tc.template, events)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -63,7 +63,7 @@ func TestReadinessProof(t *testing.T) {
 }
 
 func TestWindow(t *testing.T) {
-	w := &waiter{margin: 5 * time.Second}
+	w := &prover{margin: 5 * time.Second}
 	for _, tc := range []struct {
 		probe *v1.Probe
 		want  time.Duration
@@ -77,8 +77,8 @@ func TestWindow(t *testing.T) {
 	}
 }
 
-// kubelet plays the Pod's kubelet for a waiter: the test sends the Pod's
-// states, in order, through a watch that the waiter opens.
+// kubelet plays the Pod's kubelet for a prover: the test sends the Pod's
+// states, in order, through a watch that the prover opens.
 type kubelet struct {
 	t       *testing.T
 	watcher *watch.FakeWatcher
@@ -142,7 +142,7 @@ func changedPods() (before, stored *v1.Pod) {
 	return before, stored
 }
 
-func TestConfirm(t *testing.T) {
+func TestProve(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		// change makes the stored Pod from the one changedPods stores.
@@ -230,7 +230,7 @@ func TestConfirm(t *testing.T) {
 				tc.change(stored)
 			}
 			client, k := newKubelet(t, before)
-			w := &waiter{client: client, timeout: time.Minute, margin: time.Hour}
+			w := &prover{client: client, timeout: time.Minute, margin: time.Hour}
 			done := make(chan struct{})
 			var (
 				got string
@@ -238,7 +238,7 @@ func TestConfirm(t *testing.T) {
 			)
 			go func() {
 				defer close(done)
-				got, err = w.confirm(context.Background(), before, stored, "app")
+				got, err = w.prove(context.Background(), before, stored, "app")
 			}()
 			tc.run(k)
 			<-done
@@ -249,7 +249,7 @@ func TestConfirm(t *testing.T) {
 				return
 			}
 			if err != nil || got != tc.want {
-				t.Errorf("confirm = %q, %v; want %q", got, err, tc.want)
+				t.Errorf("prove = %q, %v; want %q", got, err, tc.want)
 			}
 		})
 	}
@@ -259,7 +259,7 @@ func TestConfirm(t *testing.T) {
 // that stayed Ready through it passed, one that is not Ready then did not.
 // The window is 3 × (10s + 1s) for the probe changedPods stores, and the
 // margin 2s after that: 35s, on the bubble's fake clock.
-func TestConfirmWindow(t *testing.T) {
+func TestProveWindow(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		ready   bool
@@ -278,7 +278,7 @@ func TestConfirmWindow(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				before, stored := changedPods()
 				client, k := newKubelet(t, before)
-				w := &waiter{client: client, timeout: time.Hour, margin: 2 * time.Second}
+				w := &prover{client: client, timeout: time.Hour, margin: 2 * time.Second}
 				done := make(chan struct{})
 				var (
 					got string
@@ -287,7 +287,7 @@ func TestConfirmWindow(t *testing.T) {
 				start := time.Now()
 				go func() {
 					defer close(done)
-					got, err = w.confirm(context.Background(), before, stored, "app")
+					got, err = w.prove(context.Background(), before, stored, "app")
 				}()
 				k.report(2, tc.ready)
 				<-done
@@ -296,12 +296,12 @@ func TestConfirmWindow(t *testing.T) {
 				}
 				if tc.wantErr != "" {
 					if err == nil || err.Error() != tc.wantErr {
-						t.Errorf("confirm: %v, want %q", err, tc.wantErr)
+						t.Errorf("prove: %v, want %q", err, tc.wantErr)
 					}
 					return
 				}
 				if err != nil || got != tc.want {
-					t.Errorf("confirm = %q, %v; want %q", got, err, tc.want)
+					t.Errorf("prove = %q, %v; want %q", got, err, tc.want)
 				}
 			})
 		})
@@ -310,13 +310,13 @@ func TestConfirmWindow(t *testing.T) {
 
 // A readiness change of a container that never starts is not confirmed: the
 // wait ends at its timeout and says why.
-func TestConfirmContainerNotStarted(t *testing.T) {
+func TestProveContainerNotStarted(t *testing.T) {
 	before, stored := changedPods()
 	client, k := newKubelet(t, before)
-	w := &waiter{client: client, timeout: time.Second, margin: time.Hour}
+	w := &prover{client: client, timeout: time.Second, margin: time.Hour}
 	errc := make(chan error)
 	go func() {
-		_, err := w.confirm(context.Background(), before, stored, "app")
+		_, err := w.prove(context.Background(), before, stored, "app")
 		errc <- err
 	}()
 	// The watch takes the second report only after the first was seen.
@@ -324,28 +324,28 @@ func TestConfirmContainerNotStarted(t *testing.T) {
 	k.reportStarted(2, false, false)
 	want := `the kubelet applied generation 2, but container "app" had not started within 1s (--wait-timeout), so its new readiness probe has not run`
 	if err := <-errc; err == nil || err.Error() != want {
-		t.Errorf("confirm: %v, want %q", err, want)
+		t.Errorf("prove: %v, want %q", err, want)
 	}
 }
 
 // A Pod that is not on a node yet needs no wait: its kubelet starts it with
 // the probes it has.
-func TestConfirmUnscheduled(t *testing.T) {
+func TestProveUnscheduled(t *testing.T) {
 	client := fake.NewClientset()
 	client.PrependReactor("*", "*", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		t.Errorf("unexpected request %s", action)
 		return true, nil, nil
 	})
-	w := &waiter{client: client, timeout: time.Minute}
-	got, err := w.confirm(context.Background(), webPod(), webPod(), "app")
+	w := &prover{client: client, timeout: time.Minute}
+	got, err := w.prove(context.Background(), webPod(), webPod(), "app")
 	if err != nil || !strings.Contains(got, "not on a node yet") {
-		t.Errorf("confirm = %q, %v", got, err)
+		t.Errorf("prove = %q, %v", got, err)
 	}
 }
 
 // The failure of a readiness probe says why, from the container's last
 // Unhealthy event.
-func TestConfirmSaysWhy(t *testing.T) {
+func TestProveSaysWhy(t *testing.T) {
 	before, stored := changedPods()
 	client, k := newKubelet(t, before)
 	if _, err := client.CoreV1().Events("ns").Create(context.Background(), &v1.Event{
@@ -357,10 +357,10 @@ func TestConfirmSaysWhy(t *testing.T) {
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	w := &waiter{client: client, timeout: time.Minute, margin: time.Hour}
+	w := &prover{client: client, timeout: time.Minute, margin: time.Hour}
 	errc := make(chan error)
 	go func() {
-		_, err := w.confirm(context.Background(), before, stored, "app")
+		_, err := w.prove(context.Background(), before, stored, "app")
 		errc <- err
 	}()
 	k.report(2, true)

@@ -21,8 +21,8 @@ import (
 	"k8s.io/kubectl/pkg/util/podutils"
 )
 
-// waiter confirms that the kubelet applied a change, and that a new
-// readiness probe passed.
+// prover proves a change on its Pod, the run's fourth stage: that the
+// kubelet applied it, and that a new readiness probe passed.
 //
 // The kubelet applies a Pod's probe changes before it reports the Pod's
 // status, so status.observedGeneration at or past the change's generation
@@ -31,7 +31,7 @@ import (
 // kubelet keeps the container's Ready state until the new probe reaches
 // its success or failure threshold, and a readiness probe that fails every
 // time leaves a Ready container Ready for failureThreshold periods. So
-// after a readiness change, the waiter watches the container's Ready state
+// after a readiness change, the prover watches the container's Ready state
 // from the moment the kubelet reported the change's generation on:
 //
 //   - Ready turning from false to true: only the new probe can do that,
@@ -54,9 +54,9 @@ import (
 // have ended it. The Pod must also be Ready as a whole before the next Pod
 // changes. The Unhealthy events of the new probe are not a signal: events
 // reach the API server late, and are dropped when a Pod has many, so the
-// failure of an old probe can arrive after the change. The waiter shows
+// failure of an old probe can arrive after the change. The prover shows
 // the last one when a Pod fails, to say why.
-type waiter struct {
+type prover struct {
 	client kubernetes.Interface
 	// timeout bounds each wait: --wait-timeout.
 	timeout time.Duration
@@ -67,7 +67,7 @@ type waiter struct {
 
 // window is how long after the kubelet applied it a readiness probe that
 // fails every time has made a Ready container not Ready.
-func (w *waiter) window(p *v1.Probe) time.Duration {
+func (w *prover) window(p *v1.Probe) time.Duration {
 	attempts := max(p.FailureThreshold, p.SuccessThreshold, 1)
 	return time.Duration(attempts)*time.Duration(max(p.PeriodSeconds, 1)+max(p.TimeoutSeconds, 1))*time.Second + w.margin
 }
@@ -79,12 +79,12 @@ var errTimeout = errors.New("timed out")
 // failure window.
 var errWindowEnded = errors.New("the failure window ended")
 
-// confirm waits until the kubelet reports the generation of stored, the
+// prove waits until the kubelet reports the generation of stored, the
 // Pod as a change of before stored it, and, when the change touched the
 // readiness probe of the container, until the new probe passed and the Pod
-// is Ready. It returns what it confirmed, in words. A Pod that is deleted,
+// is Ready. It returns what it proved, in words. A Pod that is deleted,
 // recreated, terminating or finished meanwhile is a podGoneError.
-func (w *waiter) confirm(ctx context.Context, before, stored *v1.Pod, container string) (string, error) {
+func (w *prover) prove(ctx context.Context, before, stored *v1.Pod, container string) (string, error) {
 	if stored.Spec.NodeName == "" {
 		return "not on a node yet: its kubelet starts it with the new probes", nil
 	}
@@ -193,7 +193,7 @@ var errRestarted = errors.New("the container restarted")
 
 // readinessProof decides, from the Ready state of a container that the
 // kubelet publishes after it applied a change of its readiness probe,
-// whether the new probe passed; see waiter.
+// whether the new probe passed; see prover.
 type readinessProof struct {
 	// added is set when the change added the probe: the kubelet then
 	// starts it as failed, so not Ready is expected on the way.
@@ -230,7 +230,7 @@ func readyOf(pod *v1.Pod, container string) bool {
 
 // failed returns the error of a readiness probe that failed, with the
 // container's last Unhealthy event, which says why.
-func (w *waiter) failed(ctx context.Context, pod *v1.Pod, container, message string) error {
+func (w *prover) failed(ctx context.Context, pod *v1.Pod, container, message string) error {
 	if e := lastEvent(ctx, w.client, pod, container, "Unhealthy"); e != nil {
 		message += fmt.Sprintf("; its last Unhealthy event, %s ago: %s", duration.HumanDuration(time.Since(eventTime(e))), firstLine(e.Message, 200))
 	}
@@ -240,7 +240,7 @@ func (w *waiter) failed(ctx context.Context, pod *v1.Pod, container, message str
 // restarted returns the error of a container that restarted while its new
 // readiness probe was checked, with how its last run ended and the
 // container's last Killing event, which says why the kubelet stopped it.
-func (w *waiter) restarted(ctx context.Context, pod *v1.Pod, container string, restarts int32) error {
+func (w *prover) restarted(ctx context.Context, pod *v1.Pod, container string, restarts int32) error {
 	s := containerStatus(pod, container)
 	message := fmt.Sprintf("container %q restarted before its new readiness probe passed (restart count %d, was %d)", container, s.RestartCount, restarts)
 	if t := s.LastTerminationState.Terminated; t != nil {
@@ -255,7 +255,7 @@ func (w *waiter) restarted(ctx context.Context, pod *v1.Pod, container string, r
 // until watches the Pod until cond holds, and returns it. It ends with
 // errTimeout when ctx ends, and with a podGoneError when the Pod is
 // deleted, recreated, terminating or finished.
-func (w *waiter) until(ctx context.Context, pod *v1.Pod, cond func(*v1.Pod) (bool, error)) (*v1.Pod, error) {
+func (w *prover) until(ctx context.Context, pod *v1.Pod, cond func(*v1.Pod) (bool, error)) (*v1.Pod, error) {
 	pods := w.client.CoreV1().Pods(pod.Namespace)
 	field := fields.OneTermEqualSelector(metav1.ObjectNameField, pod.Name).String()
 	lw := &cache.ListWatch{

@@ -1,0 +1,164 @@
+package probeplugin
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// precheckWorkers is how many Pods the pre-check checks at once, at least.
+const precheckWorkers = 10
+
+// precheck is the run's second stage: every Pod is checked before the first
+// one changes. It returns the Pods to change, or errReported when it
+// refused some, and then no Pod changes. It asks for a confirmation of the
+// changes that take a risk of their own.
+func (r *runner) precheck(ctx context.Context, active []*podRun) ([]*podRun, error) {
+	var wg sync.WaitGroup
+	next := make(chan *podRun)
+	for range min(max(r.maxInFlight, precheckWorkers), len(active)) {
+		wg.Go(func() {
+			for pr := range next {
+				r.check(ctx, pr)
+			}
+		})
+	}
+	for _, pr := range active {
+		next <- pr
+	}
+	close(next)
+	wg.Wait()
+
+	var refused []*podRun
+	for _, pr := range active {
+		if pr.result == resultFailed {
+			refused = append(refused, pr)
+		}
+	}
+	if len(refused) > 0 {
+		for _, pr := range active {
+			if pr.result == "" {
+				pr.result, pr.reason = resultSkipped, "not changed: the pre-check refused other Pods"
+			}
+		}
+		r.report.refusals(active, refused)
+		return nil, errReported
+	}
+	r.report.precheck(active)
+	if r.templates != nil {
+		r.report.restores(active)
+	}
+	for _, pr := range active {
+		if pr.result != "" {
+			r.report.pod(pr)
+		}
+	}
+	todo := slices.DeleteFunc(slices.Clone(active), func(pr *podRun) bool { return pr.result != "" })
+	if err := r.report.confirm(risks(todo)); err != nil {
+		for _, pr := range todo {
+			pr.result, pr.reason = resultSkipped, "not changed: not confirmed"
+		}
+		return nil, err
+	}
+	return todo, nil
+}
+
+// check checks that a Pod can take the change: the change applies to it,
+// the API server accepts it (a server dry run, unless --dry-run=client
+// sends nothing), and the new liveness and readiness probes succeed when
+// tried against the Pod. It leaves the Pod's result empty when it passes,
+// unchanged when the Pod is as asked already.
+func (r *runner) check(ctx context.Context, pr *podRun) {
+	if r.templates != nil {
+		template, err := r.templates.of(ctx, pr.pod)
+		if err != nil {
+			// Without the template, restore could not tell a kept probe
+			// from one that someone else wrote: only --force goes on.
+			if rc, ok := r.change.(restoreChange); ok && !rc.force {
+				pr.result, pr.cause = resultFailed, cause{text: fmt.Sprintf("cannot read the template it was created from, to check the kept probes against: %v; --force restores them unchecked", err)}
+				return
+			}
+			r.report.warnf("warning: pod/%s: cannot read the template it was created from: %v\n", pr.pod.Name, err)
+		}
+		pr.template = template
+	}
+	modified, container, err := modify(pr.pod, r.container, r.change, pr.template)
+	if err != nil {
+		pr.result, pr.cause = resultFailed, cause{text: err.Error()}
+		return
+	}
+	pr.container, pr.modified = container, modified
+	if len(changedProbes(pr.pod, modified, container)) == 0 && pr.pod.Annotations[keptAnnotation] == modified.Annotations[keptAnnotation] {
+		pr.result = resultUnchanged
+		return
+	}
+	if r.dryRun == "client" {
+		return
+	}
+	res, err := r.patcher.apply(ctx, pr.pod, r.container, r.change, pr.template, true)
+	if err != nil {
+		pr.cause = causeOf(err)
+		if pr.cause.skip != "" {
+			pr.result, pr.reason = resultSkipped, pr.cause.skip
+		} else {
+			pr.result = resultFailed
+		}
+		return
+	}
+	pr.pod = res.read
+	if !res.changed {
+		pr.result = resultUnchanged
+		return
+	}
+	pr.modified = res.stored
+	if r.prober == nil {
+		return
+	}
+	c, _, err := findContainer(pr.modified, container)
+	if err != nil {
+		return
+	}
+	pr.tried = map[probeType]tried{}
+	for _, t := range changedProbes(pr.pod, pr.modified, container) {
+		probe := *t.of(c)
+		if t == startup || probe == nil {
+			continue
+		}
+		got := r.prober.try(ctx, pr.pod, c, probe)
+		pr.tried[t] = got
+		if got.notTried == "" && !got.ok {
+			pr.result = resultFailed
+			pr.cause = cause{
+				text: fmt.Sprintf("the new %s probe of container %q fails now: %s: %s", t, container, describeHandler(probe), got.answer),
+				hint: "--skip-check stores it anyway",
+			}
+			return
+		}
+	}
+}
+
+// risks are the warnings about changes that take a risk of their own, one
+// for each kind: removing a readiness probe, or the startup probe of a
+// container that has not started.
+func risks(todo []*podRun) []string {
+	var noReadiness, notStarted []string
+	for _, pr := range todo {
+		before, after := probesOf(pr.pod, pr.container), probesOf(pr.modified, pr.container)
+		if before[readiness] != nil && after[readiness] == nil {
+			noReadiness = append(noReadiness, "pod/"+pr.pod.Name)
+		}
+		if s := containerStatus(pr.pod, pr.container); before[startup] != nil && after[startup] == nil && (s == nil || s.Started == nil || !*s.Started) {
+			notStarted = append(notStarted, "pod/"+pr.pod.Name)
+		}
+	}
+	var warnings []string
+	if len(noReadiness) > 0 {
+		warnings = append(warnings, fmt.Sprintf("without a readiness probe a container counts as Ready: %s join their Services' endpoints whether they serve or not", strings.Join(noReadiness, ", ")))
+	}
+	if len(notStarted) > 0 {
+		warnings = append(warnings, fmt.Sprintf("the container has not started on %s: without its startup probe, its liveness probe starts at once and may restart it", strings.Join(notStarted, ", ")))
+	}
+	return warnings
+}

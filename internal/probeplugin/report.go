@@ -1,0 +1,366 @@
+package probeplugin
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/kubectl/pkg/util/term"
+	"sigs.k8s.io/yaml"
+)
+
+// reporter is the run's last stage, and prints what the other stages
+// decide, as they decide it: each Pod's result on standard output as -o
+// asks, everything else on standard error, as kubectl does.
+type reporter struct {
+	in          io.Reader
+	out, errOut io.Writer
+	// output is -o: "", "name", "json" or "yaml".
+	output string
+	// dryRun is "", "client" or "server".
+	dryRun string
+	// operation is what a change did, as printed: "probes set".
+	operation string
+	// yes is --yes: confirm goes on without asking.
+	yes bool
+
+	mu sync.Mutex // serialises writes to out and errOut
+}
+
+func (p *reporter) warnf(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.errOut, format, args...)
+}
+
+// pod prints a Pod's result as -o asks, as it is known: -o json and yaml
+// print every result at the end instead.
+func (p *reporter) pod(pr *podRun) {
+	suffix := ""
+	switch p.dryRun {
+	case "client":
+		suffix = " (dry run)"
+	case "server":
+		suffix = " (server dry run)"
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	name := "pod/" + pr.pod.Name
+	switch {
+	case p.output == "json" || p.output == "yaml":
+	case pr.result == resultSkipped && p.output == "name":
+		fmt.Fprintf(p.errOut, "%s skipped: %s\n", name, pr.reason)
+	case pr.result == resultSkipped:
+		fmt.Fprintf(p.out, "%s skipped: %s\n", name, pr.reason)
+	case p.output == "name":
+		fmt.Fprintln(p.out, name)
+	case pr.result == resultChanged:
+		fmt.Fprintf(p.out, "%s %s%s\n", name, p.operation, suffix)
+	case pr.result == resultUnchanged:
+		fmt.Fprintf(p.out, "%s unchanged%s\n", name, suffix)
+	}
+}
+
+// failed prints the error of one Pod, and a hint at its likely cause.
+func (p *reporter) failed(pr *podRun, c cause) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.errOut, "error: pod/%s: %s\n", pr.pod.Name, c.text)
+	if c.hint != "" {
+		fmt.Fprintf(p.errOut, "hint: %s\n", c.hint)
+	}
+}
+
+// refusals prints why the pre-check refused Pods: one line for each cause,
+// with the Pods it refused.
+func (p *reporter) refusals(active, refused []*podRun) {
+	var (
+		order  []string
+		byText = map[string][]*podRun{}
+	)
+	for _, pr := range refused {
+		if byText[pr.cause.text] == nil {
+			order = append(order, pr.cause.text)
+		}
+		byText[pr.cause.text] = append(byText[pr.cause.text], pr)
+	}
+	if len(active) == 1 {
+		p.failed(refused[0], refused[0].cause)
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.errOut, "error: the pre-check refused %d of %d Pods; no Pod was changed:\n", len(refused), len(active))
+	for _, text := range order {
+		prs := byText[text]
+		var names []string
+		for _, pr := range prs {
+			names = append(names, "pod/"+pr.pod.Name)
+		}
+		fmt.Fprintf(p.errOut, "- %s: %s\n", strings.Join(names, ", "), text)
+		if prs[0].cause.hint != "" {
+			fmt.Fprintf(p.errOut, "  hint: %s\n", prs[0].cause.hint)
+		}
+	}
+}
+
+// precheck says what the pre-check found, in a line or two.
+func (p *reporter) precheck(active []*podRun) {
+	var (
+		checked   []*podRun
+		forbidden []string
+	)
+	type group struct {
+		t               probeType
+		handler, answer string
+		passed          int
+		notTried        map[string]int
+	}
+	var groups []*group
+	find := func(t probeType, handler string) *group {
+		for _, g := range groups {
+			if g.t == t && g.handler == handler {
+				return g
+			}
+		}
+		g := &group{t: t, handler: handler, notTried: map[string]int{}}
+		groups = append(groups, g)
+		return g
+	}
+	for _, pr := range active {
+		if pr.result != "" {
+			continue
+		}
+		checked = append(checked, pr)
+		c, _, err := findContainer(pr.modified, pr.container)
+		if err != nil {
+			continue
+		}
+		for _, t := range probeTypes {
+			got, ok := pr.tried[t]
+			if !ok {
+				continue
+			}
+			g := find(t, describeHandler(*t.of(c)))
+			switch {
+			case got.forbidden:
+				if !slices.Contains(forbidden, got.notTried) {
+					forbidden = append(forbidden, got.notTried)
+				}
+			case got.notTried != "":
+				g.notTried[got.notTried]++
+			default:
+				g.passed++
+				g.answer = got.answer
+			}
+		}
+	}
+	if len(checked) == 0 || p.dryRun == "client" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	what := "pod/" + checked[0].pod.Name
+	if len(checked) > 1 {
+		what = fmt.Sprintf("%d Pods", len(checked))
+	}
+	fmt.Fprintf(p.errOut, "pre-check: the API server accepts the change to %s (server dry run)\n", what)
+	for _, g := range groups {
+		if g.passed > 0 {
+			on := ""
+			if len(checked) > 1 {
+				on = " on " + pods(g.passed)
+			}
+			fmt.Fprintf(p.errOut, "pre-check: the new %s probe succeeds%s: %s: %s\n", g.t, on, g.handler, g.answer)
+		}
+		for why, n := range g.notTried {
+			fmt.Fprintf(p.errOut, "pre-check: the new %s probe was not tried on %s: %s\n", g.t, pods(n), why)
+		}
+	}
+	for _, why := range forbidden {
+		fmt.Fprintf(p.errOut, "pre-check: the new probe was not tried: %s; the readiness wait still checks a readiness probe\n", why)
+	}
+}
+
+// restores shows what restore puts back: one line for each probe, with the
+// Pods it goes back to.
+func (p *reporter) restores(active []*podRun) {
+	var (
+		order []string
+		names = map[string][]string{}
+	)
+	for _, pr := range active {
+		if pr.result != "" {
+			continue
+		}
+		after := probesOf(pr.modified, pr.container)
+		for _, t := range changedProbes(pr.pod, pr.modified, pr.container) {
+			what := fmt.Sprintf("the %s probe of container %q: %s", t, pr.container, describeProbe(after[t]))
+			switch {
+			case pr.template == nil:
+				what += " (the Pod has no template to compare it with)"
+			case equalProbes(after[t], *t.of(pr.template.container(pr.container))):
+				what += " (the template's)"
+			default:
+				what += " (not the template's)"
+			}
+			if names[what] == nil {
+				order = append(order, what)
+			}
+			names[what] = append(names[what], "pod/"+pr.pod.Name)
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, what := range order {
+		fmt.Fprintf(p.errOut, "restore: puts back on %s %s\n", strings.Join(names[what], ", "), what)
+	}
+}
+
+func pods(n int) string {
+	if n == 1 {
+		return "1 Pod"
+	}
+	return fmt.Sprintf("%d Pods", n)
+}
+
+// confirm prints the warnings, and goes on only with --yes, a dry run, or
+// when the user says yes on a terminal.
+func (p *reporter) confirm(warnings []string) error {
+	if len(warnings) == 0 {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, w := range warnings {
+		fmt.Fprintf(p.errOut, "warning: %s\n", w)
+	}
+	if p.yes || p.dryRun != "" {
+		return nil
+	}
+	if !(term.TTY{In: p.in}).IsTerminalIn() {
+		return errors.New("not confirmed: give --yes to go on (there is no terminal to ask on)")
+	}
+	fmt.Fprint(p.errOut, "Go on? [y/N]: ")
+	answer, _ := bufio.NewReader(p.in).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+		return errors.New("not confirmed")
+	}
+	return nil
+}
+
+// undoCommand prints the command that undoes the change of a Pod that
+// failed.
+func (p *reporter) undoCommand(pr *podRun, patch string) {
+	p.warnf("to undo it: kubectl patch pod %s -n %s -p '%s' (or run with --undo-on-failure)\n", pr.pod.Name, pr.pod.Namespace, patch)
+}
+
+// stopped returns the error of a run that stopped at a Pod that failed:
+// which Pods were done, failed and not started.
+func (p *reporter) stopped(done, failed, rest []*podRun) error {
+	return fmt.Errorf("stopped at the first Pod that failed\ndone (%d): %s\nfailed (%d): %s\nnot started, left as they are (%d): %s",
+		len(done), list(done), len(failed), list(failed), len(rest), list(rest))
+}
+
+// list names the Pods, or says none.
+func list(prs []*podRun) string {
+	if len(prs) == 0 {
+		return "none"
+	}
+	var names []string
+	for _, pr := range prs {
+		names = append(names, "pod/"+pr.pod.Name)
+	}
+	return strings.Join(names, " ")
+}
+
+// resultList is what -o json and -o yaml print: a List of the results.
+type resultList struct {
+	metav1.TypeMeta `json:",inline"`
+	Items           []podResult `json:"items"`
+}
+
+// podResult is the result of a run for one Pod.
+type podResult struct {
+	metav1.TypeMeta `json:",inline"`
+	Metadata        resultMeta `json:"metadata"`
+	// Result is changed, unchanged, skipped or failed.
+	Result result `json:"result"`
+	Reason string `json:"reason,omitempty"`
+	// Container is the container that the change was for.
+	Container string `json:"container,omitempty"`
+	// Generation is the Pod's generation after the change.
+	Generation int64 `json:"generation,omitempty"`
+	// Probes are the container's probes after the run, or as a dry run
+	// would leave them.
+	Probes map[probeType]*v1.Probe `json:"probes,omitempty"`
+}
+
+type resultMeta struct {
+	Name      string    `json:"name"`
+	Namespace string    `json:"namespace"`
+	UID       types.UID `json:"uid"`
+}
+
+// resultGroupVersion is the apiVersion of the objects that kubectl probe
+// prints, which are not stored anywhere.
+const resultGroupVersion = "probe.kep-6318.example/v1alpha1"
+
+// results prints the List of results for -o json and -o yaml.
+func (p *reporter) results(runs []*podRun) {
+	if p.output != "json" && p.output != "yaml" {
+		return
+	}
+	results := resultList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}, Items: []podResult{}}
+	for _, pr := range runs {
+		item := podResult{
+			TypeMeta:  metav1.TypeMeta{APIVersion: resultGroupVersion, Kind: "PodProbeResult"},
+			Metadata:  resultMeta{Name: pr.pod.Name, Namespace: pr.pod.Namespace, UID: pr.pod.UID},
+			Result:    pr.result,
+			Reason:    pr.reason,
+			Container: pr.container,
+		}
+		if pr.result == resultFailed && item.Reason == "" {
+			item.Reason = pr.cause.text
+		}
+		final := pr.stored
+		if final == nil {
+			final = pr.pod
+		}
+		item.Generation = final.Generation
+		if pr.container != "" {
+			item.Probes = probesOf(final, pr.container)
+		}
+		results.Items = append(results.Items, item)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := printList(p.out, p.output, results); err != nil {
+		fmt.Fprintf(p.errOut, "error: %v\n", err)
+	}
+}
+
+// printList prints a List as JSON or YAML, as kubectl prints one.
+func printList(w io.Writer, format string, list any) error {
+	data, err := json.MarshalIndent(list, "", "    ")
+	if err != nil {
+		return err
+	}
+	if format == "yaml" {
+		if data, err = yaml.JSONToYAML(data); err != nil {
+			return err
+		}
+	} else {
+		data = append(data, '\n')
+	}
+	_, err = w.Write(data)
+	return err
+}
