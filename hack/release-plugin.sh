@@ -6,7 +6,7 @@
 # its archive. Each archive holds kubectl-probe (kubectl-probe.exe for
 # Windows) and, but for Windows, kubectl_complete-probe, its completion.
 #
-#   hack/release-plugin.sh https://github.com/OWNER/REPO/releases/download/v0.2.0
+#   hack/release-plugin.sh https://github.com/OWNER/REPO/releases/download/v0.3.0
 #
 # The archives are reproducible: the same sources and Go build the same
 # bytes (-trimpath, no VCS stamp, fixed file times and owners).
@@ -17,7 +17,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 MANIFEST="${ROOT}/cmd/kubectl-probe/krew.yaml"
 RELEASE_DIR="${OUTPUT}/release"
 url=${1:-}
-[[ -n "${url}" ]] || kep::log::error_exit "usage: hack/release-plugin.sh URL, where URL is where the archives will be downloaded from, such as https://github.com/OWNER/REPO/releases/download/v0.2.0"
+[[ -n "${url}" ]] || kep::log::error_exit "usage: hack/release-plugin.sh URL, where URL is where the archives will be downloaded from, such as https://github.com/OWNER/REPO/releases/download/v0.3.0"
 
 rm -rf "${RELEASE_DIR}"
 mkdir -p "${RELEASE_DIR}"

@@ -1,72 +1,12 @@
 package probeplugin
 
 import (
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 )
-
-// keptAnnotation holds the probes that kubectl probe disable removed, for
-// kubectl probe restore to put back: a JSON object of container names, each
-// an object of probe types and the probe as it was, for example
-//
-//	{"app":{"liveness":{"httpGet":{"path":"/healthz","port":8080},...}}}
-//
-// One annotation for all containers, because a key made of a container name
-// and a probe type could exceed the 63 characters a key's name may have.
-//
-// Anyone who may patch the Pod may write it, so restore does not take it on
-// trust: see restoreChange.
-const keptAnnotation = "probes.kep-6318.example/disabled"
-
-// keptProbes is the content of keptAnnotation.
-type keptProbes map[string]map[probeType]*v1.Probe
-
-func readKept(pod *v1.Pod) (keptProbes, error) {
-	kept := keptProbes{}
-	value, ok := pod.Annotations[keptAnnotation]
-	if !ok {
-		return kept, nil
-	}
-	if err := json.Unmarshal([]byte(value), &kept); err != nil {
-		return nil, fmt.Errorf("annotation %s is not what kubectl probe disable writes: %v", keptAnnotation, err)
-	}
-	for name, probes := range kept {
-		for t := range probes {
-			if !slices.Contains(probeTypes, t) {
-				return nil, fmt.Errorf("annotation %s is not what kubectl probe disable writes: container %q has a probe of type %q; the types are liveness, readiness and startup", keptAnnotation, name, t)
-			}
-		}
-	}
-	return kept, nil
-}
-
-// write stores kept in the Pod's annotation, or removes the annotation when
-// nothing is kept.
-func (kept keptProbes) write(pod *v1.Pod) error {
-	for name, probes := range kept {
-		if len(probes) == 0 {
-			delete(kept, name)
-		}
-	}
-	if len(kept) == 0 {
-		delete(pod.Annotations, keptAnnotation)
-		return nil
-	}
-	value, err := json.Marshal(kept)
-	if err != nil {
-		return err
-	}
-	if pod.Annotations == nil {
-		pod.Annotations = map[string]string{}
-	}
-	pod.Annotations[keptAnnotation] = string(value)
-	return nil
-}
 
 // change is what a command does to the probes of one container of a Pod.
 // It edits pod, a copy, in place, and leaves it as it is when the Pod

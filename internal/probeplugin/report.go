@@ -312,7 +312,7 @@ type resultMeta struct {
 
 // resultGroupVersion is the apiVersion of the objects that kubectl probe
 // prints, which are not stored anywhere.
-const resultGroupVersion = "probe.kep-6318.example/v1alpha1"
+const resultGroupVersion = "kubectl-probe.x-k8s.io/v1alpha1"
 
 // results prints the List of results for -o json and -o yaml.
 func (p *reporter) results(runs []*podRun) {

@@ -404,7 +404,7 @@ func requireResourceVersion(c *cluster) {
 // overwritten, and the probes that kubectl probe disable kept for other
 // containers meanwhile stay kept.
 func TestUndoKeepsOthersEdits(t *testing.T) {
-	otherKept := `{"sidecar":{"liveness":{"httpGet":{"path":"/alive","port":8080}}}}`
+	otherKept := keptValue(keptProbes{"sidecar": {liveness: httpGet("/alive")}})
 	for _, tc := range []struct {
 		name string
 		// edit is the change someone else makes while the run waits.

@@ -87,7 +87,7 @@ web       app         false   0          http-get http://:8080/healthz   http-ge
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"apiVersion: v1\nitems:\n- apiVersion: probe.kep-6318.example/v1alpha1\n  containers:",
+		"apiVersion: v1\nitems:\n- apiVersion: kubectl-probe.x-k8s.io/v1alpha1\n  containers:",
 		"  kind: PodProbes\n  metadata:\n    generation: 3\n    name: web-1-a\n",
 		"  observedGeneration: 2\n  template: replicaset.apps/web-1\nkind: List\n",
 		"  - lastProbeEvent:\n      message: Liveness probe updated for container \"app\"\n      reason: ContainerProbeChanged\n",

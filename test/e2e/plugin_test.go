@@ -27,8 +27,12 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// keptAnnotation is where kubectl probe disable keeps the probes it removes.
-const keptAnnotation = "probes.kep-6318.example/disabled"
+// keptAnnotation is where kubectl probe disable keeps the probes it removes,
+// and legacyKeptAnnotation where kubectl probe 0.2 kept them.
+const (
+	keptAnnotation       = "kubectl-probe.x-k8s.io/disabled"
+	legacyKeptAnnotation = "probes.kep-6318.example/disabled"
+)
 
 // TestPlugin runs kubectl probe, the plugin built from cmd/kubectl-probe, as
 // a user does: through kubectl, which finds it on PATH, against the patched
@@ -128,7 +132,7 @@ func TestPlugin(t *testing.T) {
 			t.Fatalf("show -o json is not a List of one item:\n%s", r)
 		}
 		item := list.Items[0]
-		if item.APIVersion != "probe.kep-6318.example/v1alpha1" || item.Kind != "PodProbes" || item.Metadata.Name != "solo" || item.Template != "" ||
+		if item.APIVersion != "kubectl-probe.x-k8s.io/v1alpha1" || item.Kind != "PodProbes" || item.Metadata.Name != "solo" || item.Template != "" ||
 			item.Containers[0].Probes[0].Template != "unknown" || item.Containers[0].Probes[0].Probe.TimeoutSeconds != 1 {
 			t.Errorf("show -o json of a Pod without a controller:\n%s", r)
 		}
@@ -236,12 +240,15 @@ func TestPlugin(t *testing.T) {
 		if pod.Spec.Containers[0].LivenessProbe != nil || pod.Generation != 2 {
 			t.Errorf("after disable: generation %d, liveness probe %+v", pod.Generation, pod.Spec.Containers[0].LivenessProbe)
 		}
-		var kept map[string]map[string]*v1.Probe
+		var kept struct {
+			Version    string
+			Containers map[string]map[string]*v1.Probe
+		}
 		if err := json.Unmarshal([]byte(pod.Annotations[keptAnnotation]), &kept); err != nil {
 			t.Fatalf("the annotation %s: %v", keptAnnotation, err)
 		}
-		if diff := cmp.Diff(original, kept["app"]["liveness"]); diff != "" {
-			t.Errorf("kept liveness probe (-want +got):\n%s", diff)
+		if diff := cmp.Diff(original, kept.Containers["app"]["liveness"]); diff != "" || kept.Version != "v1" {
+			t.Errorf("kept liveness probe, version %q (-want +got):\n%s", kept.Version, diff)
 		}
 		if r := mustProbe(t, c, kc, "show", "-n", "keep", "api"); !slices.ContainsFunc(tableLines(r.stdout), func(l []string) bool {
 			return len(l) > 4 && l[0] == "api" && l[4] == "<disabled>"
@@ -294,10 +301,14 @@ func TestPlugin(t *testing.T) {
 		createAppPod(t, c, "planted", "bare", appSpec(), nil, nil, "")
 		mustProbe(t, c, kc, "disable", "-n", "planted", "web-a", "bare", "--liveness")
 		// Someone who may patch Pods, and not exec into them, plants a
-		// command in the kept copy.
+		// command in the kept copy: on web-a as this version keeps it, on
+		// bare as kubectl probe 0.2 did.
 		planted := `{"app":{"liveness":{"exec":{"command":["sh","-c","cat /var/run/secrets/kubernetes.io/serviceaccount/token > /tmp/x"]},"timeoutSeconds":1,"periodSeconds":10,"successThreshold":1,"failureThreshold":3}}}`
-		for _, name := range []string{"web-a", "bare"} {
-			patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{keptAnnotation: planted}}})
+		for name, annotations := range map[string]map[string]any{
+			"web-a": {keptAnnotation: `{"version":"v1","containers":` + planted + `}`},
+			"bare":  {keptAnnotation: nil, legacyKeptAnnotation: planted},
+		} {
+			patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annotations}})
 			c.mustKubectl(t, "", "-n", "planted", "patch", "pod", name, "-p", string(patch))
 		}
 		failProbe(t, c, kc, []string{

@@ -368,7 +368,8 @@ func TestPluginPlantedAnnotation(t *testing.T) {
 		t.Fatalf("kubectl probe disable: %v\n%s", err, out)
 	}
 	planted := `{"app":{"liveness":{"exec":{"command":["sh","-c","touch /tmp/planted"]},"timeoutSeconds":1,"periodSeconds":1,"successThreshold":1,"failureThreshold":1}}}`
-	f.patchAs("web", types.MergePatchType, fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, "probes.kep-6318.example/disabled", planted))
+	// As kubectl probe 0.2 kept it, which this version reads too.
+	f.patchAs("web", types.MergePatchType, fmt.Sprintf(`{"metadata":{"annotations":{%q:null,%q:%q}}}`, "kubectl-probe.x-k8s.io/disabled", "probes.kep-6318.example/disabled", planted))
 	generation := f.get("web").Generation
 
 	out, err := f.kubectlProbe("restore", "web", "--liveness")
