@@ -70,8 +70,8 @@ instead. Pods that are terminating or have finished are skipped.
 Before it changes any Pod, a command checks every one: the API server
 validates each change without storing it (a server dry run), and a new
 liveness or readiness probe is tried against its Pod. After each change,
-it waits until the Pod's kubelet reports that it applied it, and after a
-readiness change until the new probe itself has passed, before it changes
+it waits until the Pod's kubelet reports that it applied it, and until each
+new probe has proved itself through its failure window, before it changes
 the next Pod.`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl probe",
@@ -153,12 +153,12 @@ func (o *changeOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&o.startup, "startup", false, "Change the startup probe.")
 	cmdutil.AddDryRunFlag(cmd)
 	cmd.Flags().IntVar(&o.maxInFlight, "max-in-flight", 1, "How many Pods to change at a time.")
-	cmd.Flags().BoolVar(&o.wait, "wait", true, "After each change, wait until the Pod's kubelet reports that it applied it, and after a readiness change until the new probe passed, before changing the next Pod.")
+	cmd.Flags().BoolVar(&o.wait, "wait", true, "After each change, wait until the Pod's kubelet reports that it applied it, and until each new probe passed (a readiness probe keeps or makes the container Ready, a liveness probe neither fails nor restarts it, a startup probe starts it) before changing the next Pod.")
 	cmd.Flags().DurationVar(&o.waitTimeout, "wait-timeout", defaultWaitTimeout, "How long --wait waits for each Pod; 0 waits as long as it takes.")
 	cmd.Flags().DurationVar(&o.waitTimeout, "timeout", defaultWaitTimeout, "How long --wait waits for each Pod.")
 	cmdutil.CheckErr(cmd.Flags().MarkDeprecated("timeout", "use --wait-timeout instead"))
 	cmd.Flags().BoolVar(&o.skipCheck, "skip-check", false, "Store a new liveness or readiness probe without trying it against the Pod first.")
-	cmd.Flags().BoolVar(&o.undoOnFailure, "undo-on-failure", false, "When a Pod fails after its change was stored (its new readiness probe fails), put its probes back as they were, unless someone else changed them meanwhile.")
+	cmd.Flags().BoolVar(&o.undoOnFailure, "undo-on-failure", false, "When a Pod fails after its change was stored (a new probe fails), put its probes back as they were, unless someone else changed them meanwhile.")
 	cmd.Flags().BoolVarP(&o.yes, "yes", "y", false, "Go on without asking after warnings (removing a readiness probe, or the startup probe of a container that has not started).")
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.fieldManager, "kubectl-probe")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "Output format: name, or json or yaml for a List of the result for each Pod.")
@@ -259,10 +259,10 @@ removes the probes.
 Before any Pod changes, each one's change passes a server dry run, and a new
 liveness or readiness probe is tried against its Pod (--skip-check not to);
 a Pod that fails either stops the command before the first change. Then the
-Pods change one at a time (--max-in-flight), and each change is confirmed
-(--wait): the kubelet reports that it applied it, and a new readiness probe
-passed. The command stops at the first Pod that fails, and leaves the Pods
-after it as they are.`,
+Pods change one at a time (--max-in-flight), and each change is proven
+(--wait): the kubelet reports that it applied it, and each new probe passes
+through its failure window. The command stops at the first Pod that fails,
+and leaves the Pods after it as they are.`,
 		Example: `  # Relax the liveness probe of the Pod api
   kubectl probe set api --liveness --timeout-seconds=10 --failure-threshold=6
 

@@ -278,8 +278,12 @@ func TestPatches(t *testing.T) {
 		change: setChange{types: []probeType{readiness}, settings: settings{timeoutSeconds: ptr.To[int32](5)}},
 		want:   `{"metadata":{"resourceVersion":"7"},"spec":{` + order + `,"containers":[{"name":"app","readinessProbe":{"timeoutSeconds":5}}]}}`,
 	}, {
-		name:     "restore with nothing to put back leaves what kubectl probe 0.2 kept as it is",
-		pod:      func() *v1.Pod { p := legacyDisabled.DeepCopy(); p.Spec.Containers[0].LivenessProbe = httpGet("/healthz"); return p }(),
+		name: "restore with nothing to put back leaves what kubectl probe 0.2 kept as it is",
+		pod: func() *v1.Pod {
+			p := legacyDisabled.DeepCopy()
+			p.Spec.Containers[0].LivenessProbe = httpGet("/healthz")
+			return p
+		}(),
 		template: template,
 		change:   restoreChange{types: []probeType{readiness}},
 	}} {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -22,174 +23,565 @@ import (
 )
 
 // prover proves a change on its Pod, the run's fourth stage: that the
-// kubelet applied it, and that a new readiness probe passed.
+// kubelet applied it, and that each probe it added or changed proved
+// itself on the container.
 //
 // The kubelet applies a Pod's probe changes before it reports the Pod's
 // status, so status.observedGeneration at or past the change's generation
-// means the new probes are in force. It does not mean that a new readiness
-// probe passed: after a change of the handler, timeout or thresholds, the
-// kubelet keeps the container's Ready state until the new probe reaches
-// its success or failure threshold, and a readiness probe that fails every
-// time leaves a Ready container Ready for failureThreshold periods. So
-// after a readiness change, the prover watches the container's Ready state
-// from the moment the kubelet reported the change's generation on:
+// means the new probes are in force. It does not mean that they work: after
+// a change of the handler, timeout or thresholds the kubelet keeps the
+// container's Ready and Started states until the new probe reaches a
+// threshold, and a new liveness probe restarts the container only at its
+// failureThreshold-th failure in a row. So each new probe is watched through
+// its failure window, max(failureThreshold, successThreshold) ×
+// (periodSeconds + timeoutSeconds), the part of initialDelaySeconds still to
+// come for a probe added, and a margin: a probe that failed every time would
+// have shown it by then.
+//
+// A readiness probe, once the container has started:
 //
 //   - Ready turning from false to true: only the new probe can do that,
 //     since the kubelet discards the results of the old one once it has
 //     applied the change. Passed.
 //   - Ready turning from true to false, for a changed probe: the new probe
 //     reached its failure threshold. Failed, at once.
-//   - Ready still true at the end of the new probe's failure window,
-//     max(failureThreshold, successThreshold) × (periodSeconds +
-//     timeoutSeconds) and a margin after that moment: a new probe that
-//     failed every time would have made it not Ready by then. Passed.
-//   - Not Ready at the end of the window: the new probe did not succeed.
-//     Failed.
-//   - The container restarting: a new container starts not Ready,
-//     whatever its probe, so nothing is proven. Failed, with how the
-//     container's last run ended.
+//   - Ready still true at the end of the window: passed; not Ready: failed.
 //
-// The old state cannot pass for the new probe: it counts only when it
-// lasts through the window in which the new probe, applied already, would
-// have ended it. The Pod must also be Ready as a whole before the next Pod
-// changes. The Unhealthy events of the new probe are not a signal: events
-// reach the API server late, and are dropped when a Pod has many, so the
-// failure of an old probe can arrive after the change. The prover shows
-// the last one when a Pod fails, to say why.
+// The Pod must also be Ready as a whole before the next Pod changes.
+//
+// A liveness probe, once the container has started: an Unhealthy event of
+// the new probe fails it at once, at its first failure, which leaves time to
+// put the old probe back before the kubelet restarts the container when
+// failureThreshold is more than 1. No such event and no restart through the
+// window: passed. The kubelet records an Unhealthy event only for a result of
+// the configuration in force, so the question is only whether it recorded
+// one after it applied the change. Events carry the kubelet's time to the
+// second; an event counts when it happened in a second after the one in
+// which the API server stored the change, or when it arrives after the
+// kubelet reported the change's generation and happened no earlier than
+// that second. An old failure can pass for a new one only in the
+// milliseconds between the change being stored and applied; a new failure
+// in the second of the change that the API server has before the proof
+// starts counts only at the next failure, one period later. Events can be
+// dropped, or come late: the restart is the last word.
+//
+// A startup probe of a container that has not started: the container
+// starting passes it, since only the new probe can start it; not started at
+// the end of the window fails it. Its failures before that are its job. A
+// startup probe of a container that has started runs when it restarts, and
+// there is nothing to prove.
+//
+// For all of them, the container restarting fails the proof: a new
+// container starts again, whatever its probes, so nothing is proven; the
+// error says how the last run ended. The old state cannot pass for the new
+// probe: it counts only when it lasts through the window in which the new
+// probe, applied already, would have ended it.
 type prover struct {
 	client kubernetes.Interface
-	// timeout bounds each wait: --wait-timeout.
+	// timeout bounds each proof: --wait-timeout.
 	timeout time.Duration
-	// margin is added to a readiness probe's failure window, for the
-	// kubelet to publish the Pod's status and for it to arrive here.
+	// margin is added to a probe's failure window, for the kubelet to
+	// publish the Pod's status and its events, and for them to arrive here.
 	margin time.Duration
-}
-
-// window is how long after the kubelet applied it a readiness probe that
-// fails every time has made a Ready container not Ready.
-func (w *prover) window(p *v1.Probe) time.Duration {
-	attempts := max(p.FailureThreshold, p.SuccessThreshold, 1)
-	return time.Duration(attempts)*time.Duration(max(p.PeriodSeconds, 1)+max(p.TimeoutSeconds, 1))*time.Second + w.margin
 }
 
 // errTimeout is a wait that --wait-timeout ended.
 var errTimeout = errors.New("timed out")
 
-// errWindowEnded ends the wait for a readiness probe at the end of its
-// failure window.
-var errWindowEnded = errors.New("the failure window ended")
-
-// prove waits until the kubelet reports the generation of stored, the
-// Pod as a change of before stored it, and, when the change touched the
-// readiness probe of the container, until the new probe passed and the Pod
-// is Ready. It returns what it proved, in words. A Pod that is deleted,
-// recreated, terminating or finished meanwhile is a podGoneError.
+// prove waits until the kubelet reports the generation of stored, the Pod
+// as a change of before stored it, and then until each probe of the
+// container that the change added or changed proved itself. It returns
+// what it proved, in words. A Pod that is deleted, recreated, terminating
+// or finished meanwhile is a podGoneError.
 func (w *prover) prove(ctx context.Context, before, stored *v1.Pod, container string) (string, error) {
 	if stored.Spec.NodeName == "" {
 		return "not on a node yet: its kubelet starts it with the new probes", nil
 	}
-	ctx, cancel := watchtools.ContextWithOptionalTimeout(ctx, w.timeout)
-	defer cancel()
-	windowCtx, endWindow := context.WithCancelCause(ctx)
-	defer endWindow(nil)
-
-	generation := stored.Generation
-	applied := fmt.Sprintf("the kubelet applied generation %d", generation)
-	probe := probesOf(stored, container)[readiness]
-	readinessChanged := slices.Contains(changedProbes(before, stored, container), readiness)
-	window := time.Duration(0)
-	var (
-		proof *readinessProof
-		last  *v1.Pod
-		// restarts is the container's restart count when the proof began.
-		restarts int32
-		result   = applied
-		timer    *time.Timer
-	)
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
-	_, err := w.until(windowCtx, stored, func(p *v1.Pod) (bool, error) {
-		last = p
-		if proof != nil {
-			if s := containerStatus(p, container); s != nil && s.RestartCount != restarts {
-				// A new container starts not Ready, whatever its probe.
-				return false, errRestarted
-			}
-			return proof.observe(readyOf(p, container))
-		}
-		if p.Status.ObservedGeneration < generation {
-			return false, nil
-		}
-		status := containerStatus(p, container)
-		switch {
-		case !readinessChanged:
-			return true, nil
-		case probe == nil:
-			result += "; without a readiness probe the container counts as Ready"
-			return true, nil
-		case status == nil || status.Started == nil || !*status.Started:
-			// The new readiness probe runs once the container has started:
-			// wait for that. A container that never starts ends the wait at
-			// its timeout, with an error.
-			return false, nil
-		}
-		// From here on, only the new probe changes the container's Ready
-		// state.
-		window = w.window(probe)
-		timer = time.AfterFunc(window, func() { endWindow(errWindowEnded) })
-		proof = newReadinessProof(probesOf(before, container)[readiness] == nil, status.Ready)
-		restarts = status.RestartCount
-		return false, nil
-	})
-	switch {
-	case err == nil:
-	case errors.Is(err, errTimeout) && errors.Is(context.Cause(windowCtx), errWindowEnded):
-		if !readyOf(last, container) {
-			return "", w.failed(ctx, last, container, fmt.Sprintf("the new readiness probe has not passed: container %q is not Ready %s after the kubelet applied it", container, window))
-		}
-	case errors.Is(err, errTimeout) && proof == nil && last != nil && last.Status.ObservedGeneration >= generation:
-		return "", fmt.Errorf("%s, but container %q had not started within %s (--wait-timeout), so its new readiness probe has not run", applied, container, w.timeout)
-	case errors.Is(err, errTimeout) && proof == nil:
-		return "", fmt.Errorf("the kubelet did not report generation %d within %s (--wait-timeout): is the kubelet of node %q up, with MutableContainerProbes on?", generation, w.timeout, stored.Spec.NodeName)
-	case errors.Is(err, errTimeout):
-		return "", fmt.Errorf("%s, but the new readiness probe had not passed within %s (--wait-timeout)", applied, w.timeout)
-	case errors.Is(err, errRestarted):
-		return "", w.restarted(ctx, last, container, restarts)
-	case errors.Is(err, errReadinessFailed):
-		return "", w.failed(ctx, last, container, fmt.Sprintf("the new readiness probe failed: container %q is not Ready any more", container))
-	default:
+	p, err := newProof(before, stored, container, w.margin)
+	if err != nil {
 		return "", err
 	}
-	if proof == nil {
-		return result, nil
-	}
-	result += "; the new readiness probe passed"
-	if proof.sawNotReady {
-		result += ": the container turned Ready"
-	} else {
-		result += fmt.Sprintf(": the container stayed Ready through the probe's failure window (%s)", window)
-	}
-	if !podutils.IsPodReady(last) {
-		if _, err := w.until(ctx, last, func(p *v1.Pod) (bool, error) { return podutils.IsPodReady(p), nil }); err != nil {
-			if errors.Is(err, errTimeout) {
-				return "", fmt.Errorf("%s, but the Pod was not Ready within %s (--wait-timeout)", result, w.timeout)
+	ctx, cancel := watchtools.ContextWithOptionalTimeout(ctx, w.timeout)
+	defer cancel()
+	watchCtx, stopWatches := context.WithCancel(ctx)
+	defer stopWatches()
+
+	pods := make(chan *v1.Pod)
+	events := make(chan eventSeen)
+	windows := make(chan probeType)
+	ended := make(chan error, 1)
+	eventsEnded := make(chan error, 1)
+	go func() { ended <- w.watchPod(watchCtx, stored, pods) }()
+	watchingEvents := false
+	for {
+		var s step
+		select {
+		case pod := <-pods:
+			s = p.observe(pod, time.Now())
+		case e := <-events:
+			s = p.event(e)
+		case t := <-windows:
+			s = p.windowEnded(t)
+		case err := <-ended:
+			if ctx.Err() == nil {
+				return "", err
 			}
-			return "", err
+			return "", p.timedOut(w.timeout, stored.Spec.NodeName)
+		case err := <-eventsEnded:
+			if err != nil {
+				p.notes = append(p.notes, fmt.Sprintf("the Pod's events could not be watched (%v), so only a restart would have shown a failure of its new liveness probe", err))
+			}
+			continue
+		case <-ctx.Done():
+			return "", p.timedOut(w.timeout, stored.Spec.NodeName)
+		}
+		for t, length := range s.windows {
+			timer := time.AfterFunc(length, func() {
+				select {
+				case windows <- t:
+				case <-watchCtx.Done():
+				}
+			})
+			defer timer.Stop()
+		}
+		if s.watchEvents && !watchingEvents {
+			watchingEvents = true
+			go func() { eventsEnded <- w.watchEvents(watchCtx, stored, events) }()
+		}
+		if s.failed != nil {
+			return "", w.explain(ctx, p, s.failed)
+		}
+		if s.done {
+			return p.summary(), nil
 		}
 	}
-	return result, nil
+}
+
+// explain returns the error of a failed proof, with the container's latest
+// event that says why, when the failure names one.
+func (w *prover) explain(ctx context.Context, p *proof, f *failure) error {
+	message := f.message
+	if f.event != "" {
+		if e := lastEvent(ctx, w.client, p.last, p.container, f.event); e != nil {
+			message += fmt.Sprintf("; its last %s event, %s ago: %s", f.event, duration.HumanDuration(time.Since(eventTime(e))), firstLine(e.Message, 200))
+		}
+	}
+	return errors.New(message)
+}
+
+// watchPod sends each state of the Pod to pods until ctx ends, or the Pod
+// is deleted, recreated, terminating or finished: a podGoneError.
+func (w *prover) watchPod(ctx context.Context, pod *v1.Pod, pods chan<- *v1.Pod) error {
+	client := w.client.CoreV1().Pods(pod.Namespace)
+	field := fields.OneTermEqualSelector(metav1.ObjectNameField, pod.Name).String()
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			opts.FieldSelector = field
+			return client.List(ctx, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			opts.FieldSelector = field
+			return client.Watch(ctx, opts)
+		},
+	}
+	_, err := watchtools.UntilWithSync(ctx, cache.ToListWatcherWithWatchListSemantics(lw, w.client), &v1.Pod{}, nil, func(e watch.Event) (bool, error) {
+		if e.Type == watch.Deleted {
+			return false, &podGoneError{reason: "deleted"}
+		}
+		p, ok := e.Object.(*v1.Pod)
+		if !ok {
+			return false, nil
+		}
+		if p.UID != pod.UID {
+			return false, &podGoneError{reason: "recreated: another Pod has its name now"}
+		}
+		if reason := leaving(p); reason != "" {
+			return false, &podGoneError{reason: reason}
+		}
+		select {
+		case pods <- p:
+		case <-ctx.Done():
+		}
+		return false, nil
+	})
+	return err
+}
+
+// eventSeen is an Unhealthy event of the Pod, as the prover's watch of
+// events sees it.
+type eventSeen struct {
+	event *v1.Event
+	// live is set for an event that was not there, or not as it is, when
+	// the watch began: one that the kubelet recorded, or recorded again,
+	// since.
+	live bool
+}
+
+// watchEvents sends the Pod's Unhealthy events to events until ctx ends:
+// first those there now, then those that the kubelet records from then on.
+func (w *prover) watchEvents(ctx context.Context, pod *v1.Pod, events chan<- eventSeen) error {
+	client := w.client.CoreV1().Events(pod.Namespace)
+	field := fields.AndSelectors(
+		fields.OneTermEqualSelector("involvedObject.uid", string(pod.UID)),
+		fields.OneTermEqualSelector("reason", "Unhealthy"),
+	).String()
+	send := func(e *v1.Event, live bool) {
+		select {
+		case events <- eventSeen{event: e, live: live}:
+		case <-ctx.Done():
+		}
+	}
+	list, err := client.List(ctx, metav1.ListOptions{FieldSelector: field})
+	if err != nil {
+		return err
+	}
+	for i := range list.Items {
+		send(&list.Items[i], false)
+	}
+	var watcher watch.Interface
+	if list.ResourceVersion == "" {
+		// Only a fake API server answers without one.
+		watcher, err = client.Watch(ctx, metav1.ListOptions{FieldSelector: field})
+	} else {
+		watcher, err = watchtools.NewRetryWatcherWithContext(ctx, list.ResourceVersion, &cache.ListWatch{
+			WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+				opts.FieldSelector = field
+				return client.Watch(ctx, opts)
+			},
+		})
+	}
+	if err != nil {
+		return err
+	}
+	defer watcher.Stop()
+	for {
+		select {
+		case e, ok := <-watcher.ResultChan():
+			if !ok {
+				return nil
+			}
+			switch e.Type {
+			case watch.Added, watch.Modified:
+				if ev, ok := e.Object.(*v1.Event); ok {
+					send(ev, true)
+				}
+			case watch.Error:
+				return apierrors.FromObject(e.Object)
+			}
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// step is what the proof decided from one observation.
+type step struct {
+	// windows are the failure windows that begin now, by probe type.
+	windows map[probeType]time.Duration
+	// watchEvents asks for the Pod's Unhealthy events.
+	watchEvents bool
+	done        bool
+	failed      *failure
+}
+
+// failure is a proof that failed.
+type failure struct {
+	message string
+	// event is the reason of the container's latest event that says why, to
+	// add to the message: "Unhealthy", "Killing", or "" for none.
+	event string
+}
+
+// proof decides, from what the kubelet reports after it applied a change,
+// whether the change's new probes proved themselves; see prover. It only
+// decides: prove feeds it and keeps its clocks.
+type proof struct {
+	generation int64
+	container  string
+	fieldPath  string
+	// stored is when the API server stored the change, to the second.
+	stored time.Time
+	margin time.Duration
+
+	// probes are the new probes to prove, and added says which of them the
+	// change added.
+	probes map[probeType]*v1.Probe
+	added  map[probeType]bool
+	// notes say what needs no proof, in the order of probeTypes.
+	notes []string
+
+	applied bool
+	// began holds the probes whose proof began, with their failure window.
+	began  map[probeType]time.Duration
+	passed map[probeType]string
+	// restarts is the container's restart count when the first proof
+	// began.
+	restarts  int32
+	readiness *readinessProof
+	// last is the Pod as last reported.
+	last *v1.Pod
+}
+
+func newProof(before, stored *v1.Pod, container string, margin time.Duration) (*proof, error) {
+	_, fieldPath, err := findContainer(stored, container)
+	if err != nil {
+		return nil, err
+	}
+	p := &proof{
+		generation: stored.Generation,
+		container:  container,
+		fieldPath:  fieldPath,
+		stored:     storedAt(stored),
+		margin:     margin,
+		probes:     map[probeType]*v1.Probe{},
+		added:      map[probeType]bool{},
+		began:      map[probeType]time.Duration{},
+		passed:     map[probeType]string{},
+		last:       stored,
+	}
+	was, now := probesOf(before, container), probesOf(stored, container)
+	for _, t := range changedProbes(before, stored, container) {
+		switch {
+		case now[t] != nil:
+			p.probes[t], p.added[t] = now[t], was[t] == nil
+		case t == readiness:
+			p.notes = append(p.notes, "without a readiness probe the container counts as Ready")
+		}
+	}
+	return p, nil
+}
+
+// storedAt is when the API server stored the Pod, to the second: the latest
+// time of its managed fields, which the change that stored it set. Without
+// managed fields it is now, which is later.
+func storedAt(pod *v1.Pod) time.Time {
+	var t time.Time
+	for _, m := range pod.ManagedFields {
+		if m.Time != nil && m.Time.After(t) {
+			t = m.Time.Time
+		}
+	}
+	if t.IsZero() {
+		t = time.Now()
+	}
+	return t.Truncate(time.Second)
+}
+
+// observe takes the Pod as the kubelet reports it.
+func (p *proof) observe(pod *v1.Pod, now time.Time) step {
+	p.last = pod
+	var s step
+	status := containerStatus(pod, p.container)
+	if !p.applied {
+		if pod.Status.ObservedGeneration < p.generation {
+			return s
+		}
+		p.applied = true
+		if probe := p.probes[startup]; probe != nil {
+			if started(status) {
+				delete(p.probes, startup)
+				p.notes = append(p.notes, "the container has started: its new startup probe runs when it restarts")
+			} else {
+				p.begin(&s, startup, probe, status, now)
+			}
+		}
+	}
+	if len(p.began) > 0 && status != nil && status.RestartCount != p.restarts {
+		s.failed = p.restarted(status)
+		return s
+	}
+	if p.probes[startup] != nil && p.passed[startup] == "" && started(status) {
+		p.passed[startup] = "the container started"
+	}
+	if !started(status) {
+		return p.decide(s)
+	}
+	for _, t := range []probeType{liveness, readiness} {
+		if probe := p.probes[t]; probe != nil {
+			if _, ok := p.began[t]; !ok {
+				p.begin(&s, t, probe, status, now)
+			}
+		}
+	}
+	if p.readiness != nil && p.passed[readiness] == "" {
+		passed, err := p.readiness.observe(status.Ready)
+		switch {
+		case err != nil:
+			s.failed = &failure{message: fmt.Sprintf("the new readiness probe failed: container %q is not Ready any more", p.container), event: "Unhealthy"}
+			return s
+		case passed:
+			p.passed[readiness] = "the container turned Ready"
+		}
+	}
+	return p.decide(s)
+}
+
+// begin begins the proof of a probe: its window, from now.
+func (p *proof) begin(s *step, t probeType, probe *v1.Probe, status *v1.ContainerStatus, now time.Time) {
+	if len(p.began) == 0 && status != nil {
+		p.restarts = status.RestartCount
+	}
+	window := failureWindow(probe, p.margin)
+	if p.added[t] {
+		window += remainingDelay(probe, status, now)
+	}
+	p.began[t] = window
+	if s.windows == nil {
+		s.windows = map[probeType]time.Duration{}
+	}
+	s.windows[t] = window
+	switch t {
+	case readiness:
+		p.readiness = newReadinessProof(p.added[readiness], status.Ready)
+	case liveness:
+		s.watchEvents = true
+	}
+}
+
+// event takes an Unhealthy event of the Pod: the new liveness probe's
+// failure fails the proof.
+func (p *proof) event(e eventSeen) step {
+	var s step
+	ev := e.event
+	if p.probes[liveness] == nil || p.passed[liveness] != "" || ev.Reason != "Unhealthy" ||
+		ev.InvolvedObject.FieldPath != "" && ev.InvolvedObject.FieldPath != p.fieldPath {
+		return s
+	}
+	message := strings.TrimPrefix(ev.Message, "(combined from similar events): ")
+	if !strings.HasPrefix(message, "Liveness probe ") {
+		return s
+	}
+	at := eventTime(ev).Truncate(time.Second)
+	if !at.After(p.stored) && !(e.live && at.Equal(p.stored)) {
+		return s
+	}
+	restarts := "at its first failure"
+	if n := p.probes[liveness].FailureThreshold; n > 1 {
+		restarts = fmt.Sprintf("after %d failures in a row", n)
+	}
+	s.failed = &failure{message: fmt.Sprintf("the new liveness probe of container %q failed, %s ago: %s; the kubelet restarts the container %s",
+		p.container, duration.HumanDuration(time.Since(eventTime(ev))), firstLine(message, 200), restarts)}
+	return s
+}
+
+// windowEnded decides a probe whose failure window ended.
+func (p *proof) windowEnded(t probeType) step {
+	var s step
+	if p.passed[t] != "" {
+		return p.decide(s)
+	}
+	window := p.began[t]
+	status := containerStatus(p.last, p.container)
+	switch t {
+	case startup:
+		if !started(status) {
+			s.failed = &failure{message: fmt.Sprintf("the new startup probe has not passed: container %q has not started %s after the kubelet applied it", p.container, window)}
+			return s
+		}
+	case readiness:
+		if status == nil || !status.Ready {
+			s.failed = &failure{message: fmt.Sprintf("the new readiness probe has not passed: container %q is not Ready %s after the kubelet applied it", p.container, window), event: "Unhealthy"}
+			return s
+		}
+		p.passed[t] = fmt.Sprintf("the container stayed Ready through the probe's failure window (%s)", window)
+	case liveness:
+		p.passed[t] = fmt.Sprintf("no restart and no liveness failure through the probe's failure window (%s)", window)
+	}
+	return p.decide(s)
+}
+
+// decide says whether every probe has passed, and the Pod is Ready when
+// its readiness probe changed.
+func (p *proof) decide(s step) step {
+	if !p.applied {
+		return s
+	}
+	for t := range p.probes {
+		if p.passed[t] == "" {
+			return s
+		}
+	}
+	s.done = p.probes[readiness] == nil || podutils.IsPodReady(p.last)
+	return s
+}
+
+// restarted is the failure of a container that restarted before its new
+// probes proved themselves, with how its last run ended and its last
+// Killing event, which says why the kubelet stopped it.
+func (p *proof) restarted(status *v1.ContainerStatus) *failure {
+	message := fmt.Sprintf("container %q restarted before its new %s passed (restart count %d, was %d)", p.container, p.pending("probe", "probes"), status.RestartCount, p.restarts)
+	if t := status.LastTerminationState.Terminated; t != nil {
+		message += fmt.Sprintf("; its last run ended with %s, exit code %d", cmp.Or(t.Reason, "no reason"), t.ExitCode)
+	}
+	return &failure{message: message, event: "Killing"}
+}
+
+// pending names the probes not proven yet: "readiness probe", "liveness and
+// readiness probes".
+func (p *proof) pending(one, many string) string {
+	var types []probeType
+	for _, t := range probeTypes {
+		if p.probes[t] != nil && p.passed[t] == "" {
+			types = append(types, t)
+		}
+	}
+	if len(types) == 1 {
+		return joinTypes(types) + " " + one
+	}
+	return joinTypes(types) + " " + many
+}
+
+// timedOut is the error of a proof that --wait-timeout ended.
+func (p *proof) timedOut(timeout time.Duration, node string) error {
+	applied := fmt.Sprintf("the kubelet applied generation %d", p.generation)
+	switch {
+	case !p.applied:
+		return fmt.Errorf("the kubelet did not report generation %d within %s (--wait-timeout): is the kubelet of node %q up, with MutableContainerProbes on?", p.generation, timeout, node)
+	case p.probes[startup] == nil && !started(containerStatus(p.last, p.container)):
+		return fmt.Errorf("%s, but container %q had not started within %s (--wait-timeout), so its new %s not run", applied, p.container, timeout, p.pending("probe has", "probes have"))
+	case slices.ContainsFunc(probeTypes, func(t probeType) bool { return p.probes[t] != nil && p.passed[t] == "" }):
+		return fmt.Errorf("%s, but the new %s not passed within %s (--wait-timeout)", applied, p.pending("probe had", "probes had"), timeout)
+	}
+	return fmt.Errorf("%s, but the Pod was not Ready within %s (--wait-timeout)", p.summary(), timeout)
+}
+
+// summary says what the proof found: the generation applied, and how each
+// new probe passed.
+func (p *proof) summary() string {
+	parts := []string{fmt.Sprintf("the kubelet applied generation %d", p.generation)}
+	parts = append(parts, p.notes...)
+	for _, t := range probeTypes {
+		if how := p.passed[t]; how != "" {
+			parts = append(parts, fmt.Sprintf("the new %s probe passed: %s", t, how))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func started(status *v1.ContainerStatus) bool {
+	return status != nil && status.Started != nil && *status.Started
+}
+
+// failureWindow is how long after the kubelet applied it a probe that fails
+// every time has reached its failure threshold, and the margin.
+func failureWindow(p *v1.Probe, margin time.Duration) time.Duration {
+	attempts := max(p.FailureThreshold, p.SuccessThreshold, 1)
+	return time.Duration(attempts)*time.Duration(max(p.PeriodSeconds, 1)+max(p.TimeoutSeconds, 1))*time.Second + margin
+}
+
+// remainingDelay is the part of an added probe's initialDelaySeconds that is
+// still to come: the kubelet counts it from the container's start.
+func remainingDelay(p *v1.Probe, status *v1.ContainerStatus, now time.Time) time.Duration {
+	delay := time.Duration(p.InitialDelaySeconds) * time.Second
+	if status != nil && status.State.Running != nil && !status.State.Running.StartedAt.IsZero() {
+		delay -= now.Sub(status.State.Running.StartedAt.Time)
+	}
+	return max(delay, 0)
 }
 
 // errReadinessFailed is a Ready container that the new readiness probe
 // made not Ready.
 var errReadinessFailed = errors.New("the new readiness probe failed")
-
-// errRestarted is a container that restarted before its new readiness
-// probe proved itself.
-var errRestarted = errors.New("the container restarted")
 
 // readinessProof decides, from the Ready state of a container that the
 // kubelet publishes after it applied a change of its readiness probe,
@@ -221,75 +613,6 @@ func (p *readinessProof) observe(ready bool) (bool, error) {
 	}
 	p.sawNotReady = true
 	return false, nil
-}
-
-func readyOf(pod *v1.Pod, container string) bool {
-	s := containerStatus(pod, container)
-	return s != nil && s.Ready
-}
-
-// failed returns the error of a readiness probe that failed, with the
-// container's last Unhealthy event, which says why.
-func (w *prover) failed(ctx context.Context, pod *v1.Pod, container, message string) error {
-	if e := lastEvent(ctx, w.client, pod, container, "Unhealthy"); e != nil {
-		message += fmt.Sprintf("; its last Unhealthy event, %s ago: %s", duration.HumanDuration(time.Since(eventTime(e))), firstLine(e.Message, 200))
-	}
-	return errors.New(message)
-}
-
-// restarted returns the error of a container that restarted while its new
-// readiness probe was checked, with how its last run ended and the
-// container's last Killing event, which says why the kubelet stopped it.
-func (w *prover) restarted(ctx context.Context, pod *v1.Pod, container string, restarts int32) error {
-	s := containerStatus(pod, container)
-	message := fmt.Sprintf("container %q restarted before its new readiness probe passed (restart count %d, was %d)", container, s.RestartCount, restarts)
-	if t := s.LastTerminationState.Terminated; t != nil {
-		message += fmt.Sprintf("; its last run ended with %s, exit code %d", cmp.Or(t.Reason, "no reason"), t.ExitCode)
-	}
-	if e := lastEvent(ctx, w.client, pod, container, "Killing"); e != nil {
-		message += fmt.Sprintf("; its last Killing event, %s ago: %s", duration.HumanDuration(time.Since(eventTime(e))), firstLine(e.Message, 200))
-	}
-	return errors.New(message)
-}
-
-// until watches the Pod until cond holds, and returns it. It ends with
-// errTimeout when ctx ends, and with a podGoneError when the Pod is
-// deleted, recreated, terminating or finished.
-func (w *prover) until(ctx context.Context, pod *v1.Pod, cond func(*v1.Pod) (bool, error)) (*v1.Pod, error) {
-	pods := w.client.CoreV1().Pods(pod.Namespace)
-	field := fields.OneTermEqualSelector(metav1.ObjectNameField, pod.Name).String()
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			opts.FieldSelector = field
-			return pods.List(ctx, opts)
-		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			opts.FieldSelector = field
-			return pods.Watch(ctx, opts)
-		},
-	}
-	var last *v1.Pod
-	_, err := watchtools.UntilWithSync(ctx, cache.ToListWatcherWithWatchListSemantics(lw, w.client), &v1.Pod{}, nil, func(e watch.Event) (bool, error) {
-		if e.Type == watch.Deleted {
-			return false, &podGoneError{reason: "deleted"}
-		}
-		p, ok := e.Object.(*v1.Pod)
-		if !ok {
-			return false, nil
-		}
-		if p.UID != pod.UID {
-			return false, &podGoneError{reason: "recreated: another Pod has its name now"}
-		}
-		if reason := leaving(p); reason != "" {
-			return false, &podGoneError{reason: reason}
-		}
-		last = p
-		return cond(p)
-	})
-	if err != nil && ctx.Err() != nil {
-		return last, errTimeout
-	}
-	return last, err
 }
 
 // lastEvent returns the Pod's latest event of the reason about the

@@ -3,6 +3,7 @@ package probeplugin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -63,7 +64,6 @@ func TestReadinessProof(t *testing.T) {
 }
 
 func TestWindow(t *testing.T) {
-	w := &prover{margin: 5 * time.Second}
 	for _, tc := range []struct {
 		probe *v1.Probe
 		want  time.Duration
@@ -71,8 +71,29 @@ func TestWindow(t *testing.T) {
 		{&v1.Probe{PeriodSeconds: 5, TimeoutSeconds: 1, FailureThreshold: 3, SuccessThreshold: 1}, 23 * time.Second},
 		{&v1.Probe{PeriodSeconds: 1, TimeoutSeconds: 1, FailureThreshold: 1, SuccessThreshold: 4}, 13 * time.Second},
 	} {
-		if got := w.window(tc.probe); got != tc.want {
+		if got := failureWindow(tc.probe, 5*time.Second); got != tc.want {
 			t.Errorf("window of %+v = %s, want %s", tc.probe, got, tc.want)
+		}
+	}
+}
+
+// The kubelet counts an added probe's initial delay from the container's
+// start: the part still to come lengthens the window.
+func TestRemainingDelay(t *testing.T) {
+	now := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+	probe := &v1.Probe{InitialDelaySeconds: 30}
+	for _, tc := range []struct {
+		name    string
+		started time.Time
+		want    time.Duration
+	}{
+		{"started 10s ago", now.Add(-10 * time.Second), 20 * time.Second},
+		{"started a minute ago", now.Add(-time.Minute), 0},
+		{"start not reported", time.Time{}, 30 * time.Second},
+	} {
+		status := &v1.ContainerStatus{State: v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: metav1.NewTime(tc.started)}}}
+		if got := remainingDelay(probe, status, now); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
 	}
 }
@@ -82,7 +103,9 @@ func TestWindow(t *testing.T) {
 type kubelet struct {
 	t       *testing.T
 	watcher *watch.FakeWatcher
-	pod     *v1.Pod
+	// events feeds a watch of events, which need not be open yet.
+	events *watch.FakeWatcher
+	pod    *v1.Pod
 	// restarts is the container's restart count.
 	restarts int32
 }
@@ -91,11 +114,32 @@ type kubelet struct {
 // and whose watch of Pods the returned kubelet feeds.
 func newKubelet(t *testing.T, pod *v1.Pod) (*fake.Clientset, *kubelet) {
 	client := fake.NewClientset(pod)
-	k := &kubelet{t: t, watcher: watch.NewFake(), pod: pod.DeepCopy()}
+	k := &kubelet{t: t, watcher: watch.NewFake(), events: watch.NewFakeWithChanSize(10, false), pod: pod.DeepCopy()}
 	client.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
 		return true, k.watcher, nil
 	})
+	client.PrependWatchReactor("events", func(k8stesting.Action) (bool, watch.Interface, error) {
+		return true, k.events, nil
+	})
 	return client, k
+}
+
+// unhealthy records an Unhealthy event of the container, at the time
+// given, as the kubelet's probe does when it fails.
+func (k *kubelet) unhealthy(message string, at time.Time) {
+	k.event("Unhealthy", "spec.containers{app}", message, at)
+}
+
+var eventVersion = 100
+
+func (k *kubelet) event(reason, fieldPath, message string, at time.Time) {
+	eventVersion++
+	k.events.Add(&v1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: fmt.Sprintf("web.%d", eventVersion), Namespace: "ns", ResourceVersion: fmt.Sprint(eventVersion)},
+		InvolvedObject: v1.ObjectReference{Kind: "Pod", Name: "web", UID: k.pod.UID, FieldPath: fieldPath},
+		Reason:         reason, Type: v1.EventTypeWarning, Message: message, Count: 1,
+		FirstTimestamp: metav1.NewTime(at), LastTimestamp: metav1.NewTime(at),
+	})
 }
 
 // report sends the Pod with the generation observed and the container's
@@ -142,6 +186,25 @@ func changedPods() (before, stored *v1.Pod) {
 	return before, stored
 }
 
+// livenessChanged makes stored a change of the liveness probe's handler,
+// stored at the time given, and nothing else.
+func livenessChanged(before, stored *v1.Pod, at time.Time) {
+	stored.Spec.Containers[0].ReadinessProbe = before.Spec.Containers[0].ReadinessProbe
+	stored.Spec.Containers[0].LivenessProbe = httpGet("/livez")
+	stored.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl-probe", Operation: metav1.ManagedFieldsOperationUpdate, Time: ptr.To(metav1.NewTime(at))}}
+}
+
+// startupChanged makes stored a change of a startup probe on a container
+// that has not started.
+func startupChanged(before, stored *v1.Pod) {
+	before.Spec.Containers[0].StartupProbe = httpGet("/started")
+	before.Status.ContainerStatuses[0].Started = ptr.To(false)
+	before.Status.ContainerStatuses[0].Ready = false
+	stored.Spec.Containers[0].ReadinessProbe = before.Spec.Containers[0].ReadinessProbe
+	stored.Spec.Containers[0].StartupProbe = httpGet("/started")
+	stored.Spec.Containers[0].StartupProbe.FailureThreshold = 30
+}
+
 func TestProve(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -152,13 +215,33 @@ func TestProve(t *testing.T) {
 		want    string
 		wantErr string
 	}{{
-		name:   "a liveness change: the generation",
-		change: func(p *v1.Pod) { p.Spec.Containers[0].LivenessProbe.TimeoutSeconds = 10 },
+		name:   "a liveness change whose new probe fails: stops at its first Unhealthy event",
+		change: func(p *v1.Pod) { p.Spec.Containers[0].LivenessProbe = httpGet("/livez") },
 		run: func(k *kubelet) {
-			k.report(1, true)
 			k.report(2, true)
+			k.unhealthy("Liveness probe failed: HTTP probe failed with statuscode: 404", time.Now())
 		},
-		want: "the kubelet applied generation 2",
+		wantErr: `the new liveness probe of container "app" failed, 0s ago: Liveness probe failed: HTTP probe failed with statuscode: 404; the kubelet restarts the container after 3 failures in a row`,
+	}, {
+		name:   "a liveness change, and the container restarts",
+		change: func(p *v1.Pod) { p.Spec.Containers[0].LivenessProbe = httpGet("/livez") },
+		run: func(k *kubelet) {
+			k.report(2, true)
+			k.restart(2)
+		},
+		wantErr: `container "app" restarted before its new liveness probe passed (restart count 1, was 0); its last run ended with Error, exit code 137`,
+	}, {
+		name:   "a liveness probe removed: the generation",
+		change: func(p *v1.Pod) { p.Spec.Containers[0].LivenessProbe = nil },
+		run:    func(k *kubelet) { k.report(2, true) },
+		want:   "the kubelet applied generation 2",
+	}, {
+		name: "a startup change on a container that has started: its next start runs it",
+		change: func(p *v1.Pod) {
+			p.Spec.Containers[0].StartupProbe = httpGet("/started")
+		},
+		run:  func(k *kubelet) { k.report(2, true) },
+		want: "the kubelet applied generation 2; the container has started: its new startup probe runs when it restarts",
 	}, {
 		name: "a readiness change that fails: stops at once",
 		run: func(k *kubelet) {
@@ -293,6 +376,183 @@ func TestProveWindow(t *testing.T) {
 				<-done
 				if waited := time.Since(start); waited != 35*time.Second {
 					t.Errorf("confirmed after %s, want at the end of the window, 35s", waited)
+				}
+				if tc.wantErr != "" {
+					if err == nil || err.Error() != tc.wantErr {
+						t.Errorf("prove: %v, want %q", err, tc.wantErr)
+					}
+					return
+				}
+				if err != nil || got != tc.want {
+					t.Errorf("prove = %q, %v; want %q", got, err, tc.want)
+				}
+			})
+		})
+	}
+}
+
+// A liveness change is proven through the new probe's failure window, 3 ×
+// (10s + 1s) and the margin, 2s: 35s on the bubble's fake clock. It passes
+// at the end of the window without a restart and an Unhealthy event of the
+// new liveness probe; the kubelet's other events do not count, and neither
+// does the old probe's failure, recorded before the change was stored, that
+// reaches the API server late.
+func TestProveLivenessWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// events are recorded after the kubelet reported the change's
+		// generation; ago is how long before the change was stored each
+		// one happened.
+		events []struct {
+			reason, fieldPath, message string
+			ago                        time.Duration
+		}
+		// listed is the message of an Unhealthy liveness event in the
+		// second the change was stored, there before the proof began.
+		listed  string
+		wantErr string
+	}{{
+		name: "no event",
+	}, {
+		name: "the old probe's failure, arriving late",
+		events: []struct {
+			reason, fieldPath, message string
+			ago                        time.Duration
+		}{{"Unhealthy", "spec.containers{app}", "Liveness probe failed: context deadline exceeded", 3 * time.Second}},
+	}, {
+		name: "a readiness failure, another container's, other reasons",
+		events: []struct {
+			reason, fieldPath, message string
+			ago                        time.Duration
+		}{
+			{"Unhealthy", "spec.containers{app}", "Readiness probe failed: HTTP probe failed with statuscode: 503", -time.Second},
+			{"Unhealthy", "spec.containers{sidecar}", "Liveness probe failed: HTTP probe failed with statuscode: 503", -time.Second},
+			{"ContainerProbeChanged", "spec.containers{app}", `Liveness probe updated for container "app"`, -time.Second},
+		},
+	}, {
+		name:   "a failure in the second the change was stored, there before the proof began",
+		listed: "Liveness probe failed: context deadline exceeded",
+	}, {
+		name: "the new probe's failure in the second the change was stored, recorded after the proof began",
+		events: []struct {
+			reason, fieldPath, message string
+			ago                        time.Duration
+		}{{"Unhealthy", "spec.containers{app}", "Liveness probe failed: HTTP probe failed with statuscode: 404", 0}},
+		wantErr: `the new liveness probe of container "app" failed, 2s ago: Liveness probe failed: HTTP probe failed with statuscode: 404`,
+	}, {
+		name: "the new probe's failure, folded into an earlier event",
+		events: []struct {
+			reason, fieldPath, message string
+			ago                        time.Duration
+		}{{"Unhealthy", "spec.containers{app}", "(combined from similar events): Liveness probe failed: HTTP probe failed with statuscode: 404", -2 * time.Second}},
+		wantErr: `the new liveness probe of container "app" failed, 0s ago: Liveness probe failed: HTTP probe failed with statuscode: 404`,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				before, stored := changedPods()
+				storedAt := time.Now()
+				livenessChanged(before, stored, storedAt)
+				client, k := newKubelet(t, before)
+				if tc.listed != "" {
+					if _, err := client.CoreV1().Events("ns").Create(context.Background(), &v1.Event{
+						ObjectMeta:     metav1.ObjectMeta{Name: "web.old", Namespace: "ns"},
+						InvolvedObject: v1.ObjectReference{Kind: "Pod", Name: "web", UID: before.UID, FieldPath: "spec.containers{app}"},
+						Reason:         "Unhealthy", Message: tc.listed, Count: 1, LastTimestamp: metav1.NewTime(storedAt),
+					}, metav1.CreateOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				w := &prover{client: client, timeout: time.Hour, margin: 2 * time.Second}
+				done := make(chan struct{})
+				var (
+					got string
+					err error
+				)
+				go func() {
+					defer close(done)
+					got, err = w.prove(context.Background(), before, stored, "app")
+				}()
+				time.Sleep(2 * time.Second)
+				k.report(2, true)
+				for _, e := range tc.events {
+					k.event(e.reason, e.fieldPath, e.message, storedAt.Add(-e.ago))
+				}
+				<-done
+				if tc.wantErr != "" {
+					if err == nil || err.Error() != tc.wantErr+"; the kubelet restarts the container after 3 failures in a row" {
+						t.Errorf("prove: %v, want %q", err, tc.wantErr)
+					}
+					return
+				}
+				want := "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (35s)"
+				if err != nil || got != want {
+					t.Errorf("prove = %q, %v; want %q", got, err, want)
+				}
+				if waited := time.Since(storedAt); waited != 37*time.Second {
+					t.Errorf("proven %s after the change, want at the end of the window, 2s + 35s", waited)
+				}
+			})
+		})
+	}
+}
+
+// A startup probe changed on a container that has not started is proven
+// when the container starts, which only the new probe can make it; the
+// container restarting before that, or not started at the end of the new
+// probe's failure window, 30 × (10s + 1s) and the margin, fails it.
+func TestProveStartup(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		run     func(k *kubelet)
+		want    string
+		wantErr string
+		// after is when the proof ends, after the change was stored.
+		after time.Duration
+	}{{
+		name: "the container starts",
+		run: func(k *kubelet) {
+			k.reportStarted(2, false, false)
+			time.Sleep(time.Minute)
+			k.reportStarted(2, true, false)
+		},
+		want:  "the kubelet applied generation 2; the new startup probe passed: the container started",
+		after: time.Minute,
+	}, {
+		name: "the container restarts before it started",
+		run: func(k *kubelet) {
+			k.reportStarted(2, false, false)
+			time.Sleep(time.Minute)
+			k.restarts++
+			k.reportStarted(2, false, false)
+		},
+		wantErr: `container "app" restarted before its new startup probe passed (restart count 1, was 0); its last run ended with Error, exit code 137`,
+		after:   time.Minute,
+	}, {
+		name:    "the container has not started at the end of the window",
+		run:     func(k *kubelet) { k.reportStarted(2, false, false) },
+		wantErr: `the new startup probe has not passed: container "app" has not started 5m32s after the kubelet applied it`,
+		after:   332 * time.Second,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				before, stored := changedPods()
+				startupChanged(before, stored)
+				client, k := newKubelet(t, before)
+				w := &prover{client: client, timeout: time.Hour, margin: 2 * time.Second}
+				done := make(chan struct{})
+				var (
+					got string
+					err error
+				)
+				start := time.Now()
+				go func() {
+					defer close(done)
+					got, err = w.prove(context.Background(), before, stored, "app")
+				}()
+				tc.run(k)
+				<-done
+				if waited := time.Since(start); waited != tc.after {
+					t.Errorf("proven after %s, want %s", waited, tc.after)
 				}
 				if tc.wantErr != "" {
 					if err == nil || err.Error() != tc.wantErr {

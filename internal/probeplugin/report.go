@@ -186,7 +186,7 @@ func (p *reporter) precheck(active []*podRun) {
 		}
 	}
 	for _, why := range forbidden {
-		fmt.Fprintf(p.errOut, "pre-check: the new probe was not tried: %s; the readiness wait still checks a readiness probe\n", why)
+		fmt.Fprintf(p.errOut, "pre-check: the new probe was not tried: %s; the wait after each change still proves it\n", why)
 	}
 }
 

@@ -257,7 +257,7 @@ func TestPrecheckSays(t *testing.T) {
 	want := "pre-check: the API server accepts the change to 3 Pods (server dry run)\n" +
 		"pre-check: the new readiness probe succeeds on 1 Pod: http-get http://:8080/missing: answered 200 OK\n" +
 		"pre-check: the new readiness probe was not tried on 1 Pod: the container is not running\n" +
-		`pre-check: the new probe was not tried: you may not get pods/proxy in namespace "ns"; the readiness wait still checks a readiness probe` + "\n"
+		`pre-check: the new probe was not tried: you may not get pods/proxy in namespace "ns"; the wait after each change still proves it` + "\n"
 	if diff := cmp.Diff(want, errOut.String()); diff != "" {
 		t.Errorf("printed (-want +got):\n%s", diff)
 	}

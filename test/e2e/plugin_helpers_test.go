@@ -415,16 +415,21 @@ func running(t *testing.T, client kubernetes.Interface, pod *v1.Pod, ip string) 
 // MutableContainerProbes, for the Pods bound to it in a namespace: it
 // reports each generation of a Pod as observed, keeping the container's
 // Ready state, as the kubelet does after a probe change; then, when
-// failing says the Pod's new readiness probe fails, it makes the container
-// not Ready and records the Unhealthy event that says why.
+// failing says that the Pod's new readiness probe fails, it makes the
+// container not Ready and records the Unhealthy event that says why, and
+// when it says that the new liveness probe fails, it records an Unhealthy
+// event of it once a second, three times, as a kubelet probing every second
+// does up to a failureThreshold of 3.
 type fakeKubelet struct {
-	node    string
-	failing func(*v1.Pod) bool
+	node string
+	// failing says which new probe of the Pod fails: "readiness",
+	// "liveness" or "".
+	failing func(*v1.Pod) string
 }
 
 // startFakeKubelet creates the Node and plays its kubelet until the test
 // ends.
-func startFakeKubelet(t *testing.T, c *cluster, namespace, node string, failing func(*v1.Pod) bool) *fakeKubelet {
+func startFakeKubelet(t *testing.T, c *cluster, namespace, node string, failing func(*v1.Pod) string) *fakeKubelet {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -479,28 +484,48 @@ func (k *fakeKubelet) sync(ctx context.Context, client kubernetes.Interface, pod
 	if err != nil {
 		return
 	}
-	if !k.failing(pod) {
+	unhealthy := func(message string) {
+		now := metav1.Now()
+		_, _ = client.CoreV1().Events(pod.Namespace).Create(ctx, &v1.Event{
+			ObjectMeta:     metav1.ObjectMeta{GenerateName: pod.Name + "-", Namespace: pod.Namespace},
+			InvolvedObject: v1.ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, FieldPath: "spec.containers{app}"},
+			Reason:         "Unhealthy", Type: v1.EventTypeWarning, Message: message,
+			FirstTimestamp: now, LastTimestamp: now, Count: 1,
+			Source: v1.EventSource{Component: "kubelet", Host: k.node},
+		}, metav1.CreateOptions{})
+	}
+	switch k.failing(pod) {
+	case "readiness":
+		// The new readiness probe reached its failure threshold.
+		unhealthy("Readiness probe failed: HTTP probe failed with statuscode: 404")
+		pod = updated.DeepCopy()
+		setReady(false)
+		_, _ = pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{})
+	case "liveness":
+		// The new liveness probe fails every second, as long as it is
+		// the Pod's; this kubelet does not restart the container.
+		generation := pod.Generation
+		go func() {
+			for range 3 {
+				select {
+				case <-time.After(time.Second):
+				case <-ctx.Done():
+					return
+				}
+				if p, err := pods.Get(ctx, pod.Name, metav1.GetOptions{}); err != nil || p.Generation != generation {
+					return
+				}
+				unhealthy("Liveness probe failed: HTTP probe failed with statuscode: 404")
+			}
+		}()
+	default:
 		// The new readiness probe reached its success threshold.
 		if !ready {
 			pod = updated.DeepCopy()
 			setReady(true)
 			_, _ = pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{})
 		}
-		return
 	}
-	// The new readiness probe reached its failure threshold.
-	now := metav1.Now()
-	_, _ = client.CoreV1().Events(pod.Namespace).Create(ctx, &v1.Event{
-		ObjectMeta:     metav1.ObjectMeta{GenerateName: pod.Name + "-", Namespace: pod.Namespace},
-		InvolvedObject: v1.ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, FieldPath: "spec.containers{app}"},
-		Reason:         "Unhealthy", Type: v1.EventTypeWarning,
-		Message:        "Readiness probe failed: HTTP probe failed with statuscode: 404",
-		FirstTimestamp: now, LastTimestamp: now, Count: 1,
-		Source: v1.EventSource{Component: "kubelet", Host: k.node},
-	}, metav1.CreateOptions{})
-	pod = updated.DeepCopy()
-	setReady(false)
-	_, _ = pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{})
 }
 
 // waitFor polls cond until it holds, for at most 30 seconds.

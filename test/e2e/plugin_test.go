@@ -443,10 +443,18 @@ func TestPlugin(t *testing.T) {
 
 	t.Run("readiness wait", func(t *testing.T) {
 		newNamespace(t, c, "wait", nil)
-		// The kubelet of node wait: the readiness probe on /missing fails.
-		startFakeKubelet(t, c, "wait", "wait", func(p *v1.Pod) bool {
-			r := p.Spec.Containers[0].ReadinessProbe
-			return r != nil && r.HTTPGet != nil && r.HTTPGet.Path == "/missing"
+		// The kubelet of node wait: a readiness or liveness probe on
+		// /missing fails.
+		startFakeKubelet(t, c, "wait", "wait", func(p *v1.Pod) string {
+			for _, t := range []struct {
+				name  string
+				probe *v1.Probe
+			}{{"readiness", p.Spec.Containers[0].ReadinessProbe}, {"liveness", p.Spec.Containers[0].LivenessProbe}} {
+				if t.probe != nil && t.probe.HTTPGet != nil && t.probe.HTTPGet.Path == "/missing" {
+					return t.name
+				}
+			}
+			return ""
 		})
 		spec := appSpec()
 		spec.NodeName = "wait"
@@ -503,16 +511,38 @@ func TestPlugin(t *testing.T) {
 			!strings.Contains(r.stderr, "; the new readiness probe passed: the container stayed Ready through the probe's failure window (8s)") {
 			t.Errorf("the readiness change was not confirmed:\n%s", r)
 		}
-		// A liveness change waits for the generation only.
-		r = mustProbe(t, c, kc, "set", "-n", "wait", "b", "--liveness", "--timeout-seconds=3", "--skip-check")
-		if !strings.Contains(r.stderr, "pod/b: the kubelet applied generation 2\n") {
-			t.Errorf("the liveness change was not confirmed:\n%s", r)
+		// A liveness change passes once the container ran through its
+		// failure window, 1 × (1s + 3s) and the margin, without a restart
+		// and an Unhealthy event of the new probe.
+		r = mustProbe(t, c, kc, "set", "-n", "wait", "b", "--liveness", "--timeout-seconds=3", "--period-seconds=1", "--failure-threshold=1", "--skip-check")
+		if !strings.Contains(r.stderr, "pod/b: the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (9s)\n") {
+			t.Errorf("the liveness change was not proven:\n%s", r)
+		}
+		// A liveness probe that fails stops the command at the first
+		// Pod, at its first Unhealthy event, and --undo-on-failure puts
+		// the old probe back before the kubelet would restart the
+		// container.
+		livenessPath := func(name string) string {
+			return c.pod(t, "wait", name).Spec.Containers[0].LivenessProbe.HTTPGet.Path
+		}
+		start = time.Now()
+		failProbe(t, c, kc, []string{
+			"error: pod/b: changed, but the new liveness probe of container \"app\" failed, ",
+			"ago: Liveness probe failed: HTTP probe failed with statuscode: 404; the kubelet restarts the container after 3 failures in a row\n",
+			"pod/b: undone: its probes are as they were before",
+			"done (0): none", "failed (1): pod/b", "not started, left as they are (1): pod/c",
+		}, "set", "-n", "wait", "b", "c", "--liveness", "--get-url=http://:8080/missing", "--period-seconds=1", "--failure-threshold=3", "--skip-check", "--undo-on-failure")
+		if elapsed := time.Since(start); elapsed > 10*time.Second {
+			t.Errorf("the command took %s to stop at the first failure", elapsed)
+		}
+		if livenessPath("b") != "/healthz" || livenessPath("c") != "/healthz" {
+			t.Errorf("liveness paths after --undo-on-failure: b %s, c %s; want /healthz", livenessPath("b"), livenessPath("c"))
 		}
 
 		// A Pod whose kubelet does not report the change.
 		silent := appSpec()
 		silent.NodeName = "silent"
-		startFakeKubelet(t, c, "none", "silent", func(*v1.Pod) bool { return false })
+		startFakeKubelet(t, c, "none", "silent", func(*v1.Pod) string { return "" })
 		createAppPod(t, c, "wait", "d", silent, nil, nil, "")
 		failProbe(t, c, kc, []string{`error: pod/d: changed, but the kubelet did not report generation 2 within 2s (--wait-timeout)`},
 			"set", "-n", "wait", "d", "--liveness", "--timeout-seconds=3", "--wait-timeout=2s")
@@ -545,7 +575,7 @@ func TestPlugin(t *testing.T) {
 		// and the change goes on.
 		grant(t, c, "try", "bob", []string{"get", "list", "watch", "patch"})
 		r = mustProbe(t, c, kc, "set", "-n", "try", "web", "--liveness", "--get-url=http://:"+port+"/readyz", "--as=bob")
-		if !strings.Contains(r.stderr, `pre-check: the new probe was not tried: you may not get pods/proxy in namespace "try"; the readiness wait still checks a readiness probe`) {
+		if !strings.Contains(r.stderr, `pre-check: the new probe was not tried: you may not get pods/proxy in namespace "try"; the wait after each change still proves it`) {
 			t.Errorf("no line about the missing permission:\n%s", r)
 		}
 	})

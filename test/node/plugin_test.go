@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -231,6 +232,129 @@ func TestPluginReadinessAcrossDeployment(t *testing.T) {
 	}
 	if path := d.Spec.Template.Spec.Containers[0].ReadinessProbe.HTTPGet.Path; path != "/readyz" {
 		t.Errorf("the Deployment's template changed: readiness path %q", path)
+	}
+}
+
+// sortedNames returns the names of pods, sorted, as a workload's Pods are
+// changed.
+func sortedNames(pods map[string]string) []string {
+	return slices.Sorted(maps.Keys(pods))
+}
+
+// TestPluginLivenessStopsAtFirstPod stores a liveness probe on a path that
+// answers 404 on the three Pods of a Deployment, past the pre-check
+// (--skip-check), as happens when the pre-check's way to the container
+// works and the kubelet's does not. The command stops at the first Pod and
+// exits non-zero. With failureThreshold 3 and a 2s period, the new probe's
+// first failure stops it, and --undo-on-failure puts the old probe back
+// before the kubelet restarts the container: no container restarts. With
+// failureThreshold 1, the first failure is a restart: the first Pod's
+// container restarts, and no other.
+func TestPluginLivenessStopsAtFirstPod(t *testing.T) {
+	f := pluginTest(t)
+	c := targetContainer(app, port)
+	c.LivenessProbe = httpProbe("/livez", port)
+	c.LivenessProbe.PeriodSeconds = 2
+	c.LivenessProbe.FailureThreshold = 3
+	f.deployment("live", 3, c, nil)
+	pods := f.readyPods("app=live", 3)
+	names := sortedNames(pods)
+	restartsOf := func() []int32 {
+		var counts []int32
+		for _, name := range names {
+			counts = append(counts, restarts(f.get(name), app))
+		}
+		return counts
+	}
+
+	out, err := f.kubectlProbe("set", "deployment/live", "--liveness", "--get-url=http://:8080/does-not-exist", "--skip-check", "--undo-on-failure")
+	for _, want := range []string{
+		"pod/" + names[0] + " probes set",
+		"error: pod/" + names[0] + `: changed, but the new liveness probe of container "app" failed, `,
+		"; the kubelet restarts the container after 3 failures in a row",
+		"pod/" + names[0] + ": undone: its probes are as they were before",
+		"done (0): none", "failed (1): pod/" + names[0],
+		fmt.Sprintf("not started, left as they are (2): pod/%s pod/%s", names[1], names[2]),
+	} {
+		if err == nil || !strings.Contains(out, want) {
+			t.Errorf("kubectl probe set --liveness /does-not-exist (%v) does not say %q:\n%s", err, want, out)
+		}
+	}
+	if p := f.get(names[0]).Spec.Containers[0].LivenessProbe; p.HTTPGet.Path != "/livez" {
+		t.Errorf("%s: liveness path %q after the undo, want /livez", names[0], p.HTTPGet.Path)
+	}
+	// The old probe's failure window, and more: the undone container
+	// does not restart, and neither do the others.
+	f.holds(names[0], "the same running container", 3*(2+1)*time.Second+5*time.Second, sameContainer(app, pods[names[0]], 0))
+	if counts := restartsOf(); !slices.Equal(counts, []int32{0, 0, 0}) {
+		t.Errorf("restart counts %v, want none: the undo comes before the third failure", counts)
+	}
+
+	// failureThreshold 1: the new probe's first failure restarts the
+	// container, and the command stops there.
+	out, err = f.kubectlProbe("set", "deployment/live", "--liveness", "--get-url=http://:8080/does-not-exist", "--failure-threshold=1", "--skip-check")
+	if err == nil || !strings.Contains(out, fmt.Sprintf("not started, left as they are (2): pod/%s pod/%s", names[1], names[2])) {
+		t.Errorf("kubectl probe set --failure-threshold=1 did not stop at the first Pod (%v):\n%s", err, out)
+	}
+	f.waitFor(names[0], "a restart", func(p *v1.Pod) bool { return restarts(p, app) >= 1 })
+	for _, name := range names[1:] {
+		if p := f.get(name); restarts(p, app) != 0 || p.Generation != 1 {
+			t.Errorf("%s: %d restarts, generation %d; want it left as it was", name, restarts(p, app), p.Generation)
+		}
+	}
+}
+
+// TestPluginStartupProven changes the startup probe of the two Pods of a
+// Deployment whose containers have not started (their startup probe
+// fails, with room for 600 failures). A probe on a path that answers 404,
+// with failureThreshold 3, makes the kubelet restart the first Pod's
+// container, and the command stops there; --undo-on-failure puts the old
+// probe back. A probe that succeeds starts each container, which proves it.
+func TestPluginStartupProven(t *testing.T) {
+	f := pluginTest(t)
+	c := targetContainer(app, port, "STARTZ=fail")
+	c.StartupProbe = httpProbe("/startz", port)
+	c.StartupProbe.FailureThreshold = 600
+	f.deployment("boot", 2, c, nil)
+	var names []string
+	err := wait.PollUntilContextTimeout(f.ctx, 200*time.Millisecond, eventually, true, func(ctx context.Context) (bool, error) {
+		list, err := f.client.CoreV1().Pods(f.ns).List(ctx, metav1.ListOptions{LabelSelector: "app=boot"})
+		if err != nil {
+			return false, err
+		}
+		names = nil
+		for i := range list.Items {
+			if p := &list.Items[i]; running(p, app) {
+				names = append(names, p.Name)
+			}
+		}
+		return len(names) == 2, nil
+	})
+	if err != nil {
+		t.Fatalf("the Deployment's 2 containers do not run: %v", err)
+	}
+	slices.Sort(names)
+
+	out, err := f.kubectlProbe("set", "deployment/boot", "--startup", "--get-url=http://:8080/does-not-exist", "--failure-threshold=3", "--undo-on-failure")
+	for _, want := range []string{
+		"error: pod/" + names[0] + `: changed, but container "app" restarted before its new startup probe passed`,
+		"pod/" + names[0] + ": undone: its probes are as they were before",
+		"not started, left as they are (1): pod/" + names[1],
+	} {
+		if err == nil || !strings.Contains(out, want) {
+			t.Errorf("kubectl probe set --startup /does-not-exist (%v) does not say %q:\n%s", err, want, out)
+		}
+	}
+	if p := f.get(names[0]).Spec.Containers[0].StartupProbe; p.HTTPGet.Path != "/startz" || p.FailureThreshold != 600 {
+		t.Errorf("%s: startup probe %+v after the undo, want the old one", names[0], p)
+	}
+	if p := f.get(names[1]); restarts(p, app) != 0 || p.Generation != 1 {
+		t.Errorf("%s: %d restarts, generation %d; want it left as it was", names[1], restarts(p, app), p.Generation)
+	}
+
+	out, err = f.kubectlProbe("set", "deployment/boot", "--startup", "--get-url=http://:8080/healthz")
+	if err != nil || strings.Count(out, "; the new startup probe passed: the container started") != 2 {
+		t.Errorf("kubectl probe set --startup /healthz (%v) did not prove both Pods:\n%s", err, out)
 	}
 }
 
