@@ -71,8 +71,9 @@ Before it changes any Pod, a command checks every one: the API server
 validates each change without storing it (a server dry run), and a new
 liveness or readiness probe is tried against its Pod. After each change,
 it waits until the Pod's kubelet reports that it applied it, and until each
-new probe has proved itself through its failure window, before it changes
-the next Pod.`,
+new probe has proved itself through its failure window. The first Pod
+changes alone, then batches that double up to --max-in-flight, each once
+every change of the batch before it is proven.`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl probe",
 		},
@@ -143,6 +144,10 @@ func newChangeOptions(f cmdutil.Factory, configFlags *genericclioptions.ConfigFl
 	return &changeOptions{factory: f, configFlags: configFlags, IOStreams: streams, operation: operation}
 }
 
+// defaultMaxInFlight is the largest batch by default: with it, 20 Pods
+// change in 5 failure windows (1, 2, 4, 8 and 5 Pods), 50 Pods in 8.
+const defaultMaxInFlight = 10
+
 // defaultWaitTimeout is how long --wait waits for each Pod by default.
 const defaultWaitTimeout = 5 * time.Minute
 
@@ -152,7 +157,7 @@ func (o *changeOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&o.readiness, "readiness", false, "Change the readiness probe.")
 	cmd.Flags().BoolVar(&o.startup, "startup", false, "Change the startup probe.")
 	cmdutil.AddDryRunFlag(cmd)
-	cmd.Flags().IntVar(&o.maxInFlight, "max-in-flight", 1, "How many Pods to change at a time.")
+	cmd.Flags().IntVar(&o.maxInFlight, "max-in-flight", defaultMaxInFlight, "The largest batch of Pods that change at a time: the first Pod changes alone, then batches that double up to this many, each once every change of the batch before it is proven.")
 	cmd.Flags().BoolVar(&o.wait, "wait", true, "After each change, wait until the Pod's kubelet reports that it applied it, and until each new probe passed (a readiness probe keeps or makes the container Ready, a liveness probe neither fails nor restarts it, a startup probe starts it) before changing the next Pod.")
 	cmd.Flags().DurationVar(&o.waitTimeout, "wait-timeout", defaultWaitTimeout, "How long --wait waits for each Pod; 0 waits as long as it takes.")
 	cmd.Flags().DurationVar(&o.waitTimeout, "timeout", defaultWaitTimeout, "How long --wait waits for each Pod.")
@@ -222,7 +227,7 @@ func (o *changeOptions) run(cmd *cobra.Command, args []string, ch change) error 
 		r.prober = &clientProber{client: client, config: config, access: newAccess(client)}
 	}
 	if o.wait && dryRun == "" {
-		r.prover = &prover{client: client, timeout: o.waitTimeout, margin: readinessMargin}
+		r.prove = (&prover{client: client, timeout: o.waitTimeout, margin: readinessMargin}).prove
 	}
 	err = r.run(ctx, t)
 	if dryRun == "" && r.changed() {
@@ -259,14 +264,16 @@ removes the probes.
 Before any Pod changes, each one's change passes a server dry run, and a new
 liveness or readiness probe is tried against its Pod (--skip-check not to);
 a Pod that fails either stops the command before the first change. Then the
-Pods change one at a time (--max-in-flight), and each change is proven
-(--wait): the kubelet reports that it applied it, and each new probe passes
-through its failure window. The command stops at the first Pod that fails,
-and leaves the Pods after it as they are.`,
+first Pod changes alone, and the others in batches that double up to
+--max-in-flight (1, 2, 4, 8, 10, 10, ...), each once every change of the
+batch before it is proven (--wait): the kubelet reports that it applied it,
+and each new probe passes through its failure window. The command stops
+after the batch in which a Pod fails, and leaves the Pods after it as they
+are.`,
 		Example: `  # Relax the liveness probe of the Pod api
   kubectl probe set api --liveness --timeout-seconds=10 --failure-threshold=6
 
-  # Move the readiness probe of every Pod of a Deployment to /readyz, one Pod at a time
+  # Move the readiness probe of every Pod of a Deployment to /readyz, the first Pod alone
   kubectl probe set deployment/controller --readiness --get-url=http://:8080/readyz --undo-on-failure
 
   # Give the sidecar "proxy" a startup probe that runs a command

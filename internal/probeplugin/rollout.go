@@ -3,14 +3,17 @@ package probeplugin
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
-	"sync/atomic"
 )
 
-// rollout is the run's third stage: it changes the Pods of todo,
-// maxInFlight at a time, and has each change proven (prove.go) before it
-// goes on; it stops at the first Pod that fails. runs are all the Pods of
-// the run, for the end of it.
+// rollout is the run's third stage: it changes the Pods of todo as
+// progressive delivery does, the first Pod alone, then in batches that
+// double up to maxInFlight, each started only when every change of the one
+// before it is proven (prove.go): a wrong probe reaches one Pod, and a right
+// one is on every Pod after a few failure windows. It stops after the batch
+// in which a Pod failed. runs are all the Pods of the run, for the end of
+// it.
 func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 	if r.dryRun != "" {
 		for _, pr := range todo {
@@ -19,34 +22,40 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		}
 		return nil
 	}
-	var stoppedAt atomic.Pointer[podRun]
-	r.each(ctx, todo, r.maxInFlight, func(ctx context.Context, pr *podRun) bool {
-		if stoppedAt.Load() != nil {
-			return false
+	var (
+		failed *podRun
+		next   int
+	)
+	for _, size := range batchSizes(len(todo), r.maxInFlight) {
+		batch := todo[next : next+size]
+		next += size
+		var wg sync.WaitGroup
+		for _, pr := range batch {
+			wg.Go(func() { r.one(ctx, pr) })
 		}
-		if !r.one(ctx, pr) {
-			stoppedAt.CompareAndSwap(nil, pr)
-			return false
+		wg.Wait()
+		if i := slices.IndexFunc(batch, func(pr *podRun) bool { return pr.result == resultFailed }); i >= 0 {
+			failed = batch[i]
+			break
 		}
-		return true
-	})
-	if first := stoppedAt.Load(); first != nil {
-		var done, failed, rest []*podRun
+	}
+	if failed != nil {
+		var done, failures, rest []*podRun
 		for _, pr := range todo {
 			switch pr.result {
 			case resultChanged:
 				done = append(done, pr)
 			case resultFailed:
-				failed = append(failed, pr)
+				failures = append(failures, pr)
 			case "":
-				pr.result, pr.reason = resultSkipped, "not changed: the run stopped at pod/"+first.pod.Name
+				pr.result, pr.reason = resultSkipped, "not changed: the run stopped at pod/"+failed.pod.Name
 				rest = append(rest, pr)
 			}
 		}
 		if len(todo) == 1 {
 			return errReported
 		}
-		return r.report.stopped(done, failed, rest)
+		return r.report.stopped(done, failures, rest)
 	}
 	for _, pr := range runs {
 		if pr.result == resultChanged || pr.result == resultUnchanged {
@@ -56,74 +65,59 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 	return errors.New("no Pod was changed: each one was skipped")
 }
 
-// each calls f on the Pods, workers at a time, in order, and stops handing
-// out Pods once f returns false.
-func (r *runner) each(ctx context.Context, runs []*podRun, workers int, f func(context.Context, *podRun) bool) {
-	next := make(chan *podRun)
-	var (
-		stop atomic.Bool
-		wg   sync.WaitGroup
-	)
-	for range min(workers, len(runs)) {
-		wg.Go(func() {
-			for pr := range next {
-				if !f(ctx, pr) {
-					stop.Store(true)
-				}
-			}
-		})
+// batchSizes splits n Pods into batches: the first Pod alone, then batches
+// that double, up to maxInFlight.
+func batchSizes(n, maxInFlight int) []int {
+	var sizes []int
+	for size := 1; n > 0; size = min(2*size, maxInFlight) {
+		size = min(size, n, maxInFlight)
+		sizes = append(sizes, size)
+		n -= size
 	}
-	for _, pr := range runs {
-		if stop.Load() || ctx.Err() != nil {
-			break
-		}
-		next <- pr
-	}
-	close(next)
-	wg.Wait()
+	return sizes
 }
 
-// one changes a Pod, and has the change proven. It returns false when the
-// Pod failed, and the run must stop.
-func (r *runner) one(ctx context.Context, pr *podRun) bool {
+// one changes a Pod, and has the change proven. The Pod's result says how
+// it went.
+func (r *runner) one(ctx context.Context, pr *podRun) {
 	res, err := r.patcher.apply(ctx, pr.pod, r.container, r.change, pr.template, false)
 	if err != nil {
 		c := causeOf(err)
 		if c.skip != "" {
 			pr.result, pr.reason = resultSkipped, c.skip
 			r.report.pod(pr)
-			return true
+			return
 		}
 		pr.result, pr.reason = resultFailed, c.text
 		r.report.failed(pr, c)
-		return false
+		return
 	}
 	pr.pod, pr.stored = res.read, res.stored
 	if !res.changed {
 		pr.result = resultUnchanged
 		r.report.pod(pr)
-		return true
+		return
 	}
 	pr.result = resultChanged
 	r.report.pod(pr)
-	if r.prover == nil {
-		return true
+	if r.prove == nil {
+		return
 	}
-	proven, err := r.prover.prove(ctx, res.read, res.stored, pr.container)
+	proven, err := r.prove(ctx, res.read, res.stored, pr.container)
 	var gone *podGoneError
 	switch {
 	case errors.As(err, &gone):
 		pr.result, pr.reason = resultSkipped, "changed, then "+gone.reason
 		r.report.warnf("pod/%s: changed, then %s\n", pr.pod.Name, gone.reason)
-		return true
+		return
 	case err != nil:
 		pr.result, pr.reason = resultFailed, "changed, but "+err.Error()
 		r.report.failed(pr, cause{text: pr.reason})
 		r.undo(ctx, pr)
-		return false
+		return
 	}
 	r.report.warnf("pod/%s: %s\n", pr.pod.Name, proven)
-	return true
+	return
 }
 
 // undo puts back the probes of a Pod whose change failed, with

@@ -55,8 +55,8 @@ type runner struct {
 	// dryRun is "", "client" or "server".
 	dryRun      string
 	maxInFlight int
-	// prover, when set, proves each change (--wait).
-	prover        *prover
+	// prove, when set, proves each change (--wait): prover.prove.
+	prove         func(ctx context.Context, before, stored *v1.Pod, container string) (string, error)
 	prober        prober // nil with --skip-check
 	undoOnFailure bool
 	report        *reporter

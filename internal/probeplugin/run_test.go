@@ -345,7 +345,7 @@ func TestUndo(t *testing.T) {
 				return true, k.watcher, nil
 			})
 			r, _, errOut := newRunner(c, moveReadiness)
-			r.prover = &prover{client: c, timeout: time.Minute, margin: time.Hour}
+			r.prove = (&prover{client: c, timeout: time.Minute, margin: time.Hour}).prove
 			r.undoOnFailure = undo
 			errc := make(chan error)
 			go func() { errc <- r.run(context.Background(), &targets{pods: []*v1.Pod{before}}) }()
@@ -437,7 +437,7 @@ func TestUndoKeepsOthersEdits(t *testing.T) {
 				return true, k.watcher, nil
 			})
 			r, _, errOut := newRunner(c, moveReadiness)
-			r.prover = &prover{client: c, timeout: time.Minute, margin: time.Hour}
+			r.prove = (&prover{client: c, timeout: time.Minute, margin: time.Hour}).prove
 			r.undoOnFailure = true
 			errc := make(chan error)
 			go func() { errc <- r.run(context.Background(), &targets{pods: []*v1.Pod{before}}) }()
@@ -477,59 +477,6 @@ func TestUndoKeepsOthersEdits(t *testing.T) {
 				t.Errorf("kept annotation %q, want %q", got, edited.Annotations[keptAnnotation])
 			}
 		})
-	}
-}
-
-// each runs f on N Pods at once, and no more: --max-in-flight.
-func TestEachInFlight(t *testing.T) {
-	const n, inFlight = 12, 4
-	var names []string
-	for i := range n {
-		names = append(names, fmt.Sprintf("p%02d", i))
-	}
-	var runs []*podRun
-	for _, pod := range namedPods(names...) {
-		runs = append(runs, &podRun{pod: pod})
-	}
-	var (
-		mu         sync.Mutex
-		arrived    int
-		running    int
-		maxRunning int
-		wave       = make(chan struct{})
-	)
-	r := &runner{}
-	r.each(context.Background(), runs, inFlight, func(_ context.Context, pr *podRun) bool {
-		mu.Lock()
-		arrived++
-		running++
-		maxRunning = max(maxRunning, running)
-		current := wave
-		if arrived%inFlight == 0 {
-			close(wave)
-			wave = make(chan struct{})
-		}
-		mu.Unlock()
-		defer func() {
-			mu.Lock()
-			running--
-			mu.Unlock()
-		}()
-		select {
-		case <-current:
-			pr.result = resultChanged
-		case <-time.After(10 * time.Second):
-			t.Error("fewer Pods than --max-in-flight were changed at once")
-		}
-		return true
-	})
-	if maxRunning != inFlight {
-		t.Errorf("at most %d Pods changed at once, want %d", maxRunning, inFlight)
-	}
-	for _, pr := range runs {
-		if pr.result != resultChanged {
-			t.Errorf("pod/%s was not changed", pr.pod.Name)
-		}
 	}
 }
 

@@ -8,6 +8,10 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +28,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
 )
 
@@ -32,11 +39,21 @@ import (
 // kubectl-probe on PATH.
 func (f *framework) probeCommand(args ...string) *exec.Cmd {
 	f.t.Helper()
-	dir := pluginDir(f.t)
-	kubeconfig := os.Getenv("KEP_NODE_KUBECONFIG")
-	if kubeconfig == "" {
-		kubeconfig = filepath.Join("..", "..", "_output", "node", "state", "kubeconfig")
+	return f.probeCommandVia(nodeKubeconfig(), args...)
+}
+
+// nodeKubeconfig is the node's kubeconfig.
+func nodeKubeconfig() string {
+	if kubeconfig := os.Getenv("KEP_NODE_KUBECONFIG"); kubeconfig != "" {
+		return kubeconfig
 	}
+	return filepath.Join("..", "..", "_output", "node", "state", "kubeconfig")
+}
+
+// probeCommandVia is probeCommand with another kubeconfig.
+func (f *framework) probeCommandVia(kubeconfig string, args ...string) *exec.Cmd {
+	f.t.Helper()
+	dir := pluginDir(f.t)
 	kubectl := filepath.Join("..", "..", "_output", "bin", "kubectl")
 	// kubectl takes no flags of its own before a plugin's name: they follow it
 	// and reach the plugin.
@@ -356,6 +373,205 @@ func TestPluginStartupProven(t *testing.T) {
 	if err != nil || strings.Count(out, "; the new startup probe passed: the container started") != 2 {
 		t.Errorf("kubectl probe set --startup /healthz (%v) did not prove both Pods:\n%s", err, out)
 	}
+}
+
+// TestPluginRolloutInBatches changes the readiness probe of the 20 Pods of
+// a Deployment, with a failure window of 2 × (1s + 1s) and 5s, 9s. A path
+// that answers 404, past the pre-check (--skip-check), stops the command at
+// the first Pod, which alone changed. A path that works goes to the first
+// Pod alone, then to batches of 2, 4, 8 and 5 Pods, each once the batch
+// before it is proven: 5 failure windows.
+func TestPluginRolloutInBatches(t *testing.T) {
+	f := pluginTest(t)
+	c := targetContainer(app, port)
+	c.ReadinessProbe = httpProbe("/readyz", port)
+	c.ReadinessProbe.FailureThreshold = 2
+	f.deployment("fleet", 20, c, nil)
+	pods := f.readyPods("app=fleet", 20)
+	changed := func() []string {
+		var names []string
+		for _, name := range sortedNames(pods) {
+			if f.get(name).Generation != 1 {
+				names = append(names, name)
+			}
+		}
+		return names
+	}
+
+	out, err := f.kubectlProbe("set", "deployment/fleet", "--readiness", "--get-url=http://:8080/does-not-exist", "--skip-check", "--undo-on-failure")
+	if err == nil || !strings.Contains(out, "not started, left as they are (19): ") {
+		t.Errorf("kubectl probe set /does-not-exist (%v) did not stop at the first Pod:\n%s", err, out)
+	}
+	if names := changed(); len(names) != 1 {
+		t.Errorf("Pods changed by the wrong probe: %v, want one", names)
+	}
+	f.readyPods("app=fleet", 20)
+
+	start := time.Now()
+	out, err = f.kubectlProbe("set", "deployment/fleet", "--readiness", "--get-url=http://:8080/readyz?v=2")
+	elapsed := time.Since(start)
+	if err != nil {
+		t.Fatalf("kubectl probe set: %v\n%s", err, out)
+	}
+	// The batches: the Pods set between two proofs.
+	var batches []int
+	set := 0
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasSuffix(line, " probes set"):
+			set++
+		case strings.Contains(line, "; the new readiness probe passed: ") && set > 0:
+			batches = append(batches, set)
+			set = 0
+		}
+	}
+	if !slices.Equal(batches, []int{1, 2, 4, 8, 5}) {
+		t.Errorf("batches of %v Pods, want 1, 2, 4, 8 and 5, each once the one before it is proven:\n%s", batches, out)
+	}
+	if n := strings.Count(out, "; the new readiness probe passed: the container stayed Ready through the probe's failure window (9s)"); n != 20 {
+		t.Errorf("%d Pods proven, want 20:\n%s", n, out)
+	}
+	// 5 windows, and the pre-check, the requests and the kubelet's
+	// reports on a busy node.
+	if limit := 5*9*time.Second + 20*time.Second; elapsed > limit {
+		t.Errorf("kubectl probe set took %s for 20 Pods, want at most 5 failure windows (45s) and 20s", elapsed)
+	}
+	if names := changed(); len(names) != 20 {
+		t.Errorf("%d Pods changed, want 20", len(names))
+	}
+}
+
+// TestMeasurePluginRollout measures kubectl probe set on the 50 Pods of a
+// Deployment whose readiness probe has a 10s period and failureThreshold 3
+// (a failure window of 3 × (10s + 1s) and 5s, 38s): the wall time, and the
+// requests, counted by a proxy in front of the API server; with the
+// default --max-in-flight, 10 (batches of 1, 2, 4, 8, 10, 10, 10 and 5
+// Pods: 8 windows), and with --max-in-flight=50 (1, 2, 4, 8, 16 and 19: 6
+// windows). One Pod at a time, it would take 50 windows, 32 minutes.
+func TestMeasurePluginRollout(t *testing.T) {
+	measuring(t)
+	f := newFramework(t)
+	c := targetContainer(app, port)
+	c.ReadinessProbe = httpProbe("/readyz", port)
+	c.ReadinessProbe.PeriodSeconds = 10
+	c.ReadinessProbe.FailureThreshold = 3
+	f.deployment("fleet", 50, c, nil)
+	err := wait.PollUntilContextTimeout(f.ctx, time.Second, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+		d, err := f.client.AppsV1().Deployments(f.ns).Get(ctx, "fleet", metav1.GetOptions{})
+		return err == nil && d.Status.ReadyReplicas == 50, err
+	})
+	if err != nil {
+		t.Fatalf("50 Ready Pods: %v", err)
+	}
+	p := startCountingProxy(t)
+	for i, flags := range [][]string{nil, {"--max-in-flight=50"}} {
+		p.reset()
+		args := append([]string{"set", "deployment/fleet", "--readiness", fmt.Sprintf("--get-url=http://:%d/readyz?run=%d", port, i+1)}, flags...)
+		cmd := f.probeCommandVia(p.kubeconfig, args...)
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		elapsed := time.Since(start)
+		if err != nil {
+			t.Fatalf("kubectl probe %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		if n := strings.Count(string(out), "; the new readiness probe passed: "); n != 50 {
+			t.Errorf("%d Pods proven, want 50:\n%s", n, out)
+		}
+		counts := p.counts(f.ns)
+		total := 0
+		for _, n := range counts {
+			total += n
+		}
+		t.Logf("measure: kubectl probe set, 50 Pods, %s: %s (%.1f failure windows of 38s); %d requests, %.1f per Pod: %v",
+			strings.Join(append([]string{"--readiness"}, flags...), " "), elapsed.Round(100*time.Millisecond), elapsed.Seconds()/38, total, float64(total)/50, counts)
+	}
+}
+
+// countingProxy sits between kubectl probe and the node's API server, and
+// counts the requests by kind.
+type countingProxy struct {
+	kubeconfig string
+	mu         sync.Mutex
+	requests   []*http.Request
+}
+
+// startCountingProxy starts a proxy that authenticates to the API server as
+// the node's kubeconfig does, and writes a kubeconfig for it.
+func startCountingProxy(t *testing.T) *countingProxy {
+	t.Helper()
+	config, err := clientcmd.BuildConfigFromFlags("", nodeKubeconfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	transport, err := rest.TransportFor(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := url.Parse(config.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &countingProxy{}
+	forward := httputil.NewSingleHostReverseProxy(target)
+	forward.Transport = transport
+	forward.FlushInterval = -1 // watches stream
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		p.requests = append(p.requests, r.Clone(context.Background()))
+		p.mu.Unlock()
+		forward.ServeHTTP(w, r)
+	}))
+	t.Cleanup(server.Close)
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["proxy"] = &clientcmdapi.Cluster{Server: server.URL}
+	kc.AuthInfos["proxy"] = &clientcmdapi.AuthInfo{}
+	kc.Contexts["proxy"] = &clientcmdapi.Context{Cluster: "proxy", AuthInfo: "proxy"}
+	kc.CurrentContext = "proxy"
+	p.kubeconfig = filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, p.kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (p *countingProxy) reset() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.requests = nil
+}
+
+// counts counts the requests so far by kind.
+func (p *countingProxy) counts(namespace string) map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pods := "/api/v1/namespaces/" + namespace + "/pods"
+	counts := map[string]int{}
+	for _, r := range p.requests {
+		query := r.URL.Query()
+		kind := "other"
+		switch path := r.URL.Path; {
+		case r.Method == http.MethodPatch && query.Has("dryRun"):
+			kind = "dry run"
+		case r.Method == http.MethodPatch:
+			kind = "patch"
+		case strings.HasPrefix(path, pods+"/") && strings.Contains(path, "/proxy"):
+			kind = "try"
+		case path == pods && query.Get("watch") == "true":
+			kind = "watch of a Pod"
+		case path == pods && query.Has("fieldSelector"):
+			kind = "list of a Pod"
+		case strings.HasSuffix(path, "/events"):
+			kind = "events"
+		case path == pods || strings.Contains(path, "/deployments") || strings.Contains(path, "/replicasets"):
+			kind = "targets"
+		case strings.Contains(path, "selfsubjectaccessreviews"):
+			kind = "access review"
+		case path == "/api" || path == "/apis" || strings.HasPrefix(path, "/openapi"):
+			kind = "discovery"
+		}
+		counts[kind]++
+	}
+	return counts
 }
 
 // TestPluginTriesEachHandler: the check tries each kind of handler against

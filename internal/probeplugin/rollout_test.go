@@ -1,0 +1,143 @@
+package probeplugin
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"testing/synctest"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// The first Pod goes alone, then batches that double, up to
+// --max-in-flight.
+func TestBatchSizes(t *testing.T) {
+	for _, tc := range []struct {
+		pods, maxInFlight int
+		want              []int
+	}{
+		{1, 10, []int{1}},
+		{3, 10, []int{1, 2}},
+		{20, 10, []int{1, 2, 4, 8, 5}},
+		{50, 10, []int{1, 2, 4, 8, 10, 10, 10, 5}},
+		{50, 50, []int{1, 2, 4, 8, 16, 19}},
+		{4, 1, []int{1, 1, 1, 1}},
+		{7, 3, []int{1, 2, 3, 1}},
+	} {
+		if got := batchSizes(tc.pods, tc.maxInFlight); !slices.Equal(got, tc.want) {
+			t.Errorf("batchSizes(%d, %d) = %v, want %v", tc.pods, tc.maxInFlight, got, tc.want)
+		}
+	}
+}
+
+// provings stands in for the prove stage: each proof waits until the test
+// decides it, and the test sees which Pods are being proven.
+type provings struct {
+	started chan string
+	results map[string]chan error
+}
+
+func newProvings(names ...string) *provings {
+	p := &provings{started: make(chan string, len(names)), results: map[string]chan error{}}
+	for _, n := range names {
+		p.results[n] = make(chan error, 1)
+	}
+	return p
+}
+
+func (p *provings) prove(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
+	p.started <- stored.Name
+	if err := <-p.results[stored.Name]; err != nil {
+		return "", err
+	}
+	return "the kubelet applied generation 2", nil
+}
+
+// inFlight returns the Pods being proven once every goroutine of the test's
+// bubble is blocked: the batch that the rollout started.
+func (p *provings) inFlight() []string {
+	synctest.Wait()
+	var names []string
+	for {
+		select {
+		case n := <-p.started:
+			names = append(names, n)
+		default:
+			slices.Sort(names)
+			return names
+		}
+	}
+}
+
+// A rollout changes the first Pod alone, then batches that double up to
+// --max-in-flight, and starts each batch only when every Pod of the one
+// before it is proven.
+func TestRolloutInBatches(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		names := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+		c := newCluster(namedPods(names...)...)
+		r, _, errOut := newRunner(c, relax)
+		r.maxInFlight = 4
+		p := newProvings(names...)
+		r.prove = p.prove
+		errc := make(chan error)
+		go func() { errc <- r.run(context.Background(), &targets{pods: namedPods(names...)}) }()
+		for _, batch := range [][]string{{"a"}, {"b", "c"}, {"d", "e", "f", "g"}, {"h"}} {
+			if got := p.inFlight(); !slices.Equal(got, batch) {
+				t.Fatalf("in flight %v, want the batch %v", got, batch)
+			}
+			_, patches := c.sent()
+			if want := names[:slices.Index(names, batch[len(batch)-1])+1]; !slices.Equal(sortedCopy(patches), want) {
+				t.Fatalf("patched %v while %v are proven, want %v", patches, batch, want)
+			}
+			for _, n := range batch {
+				p.results[n] <- nil
+			}
+		}
+		if err := <-errc; err != nil {
+			t.Fatalf("run: %v\n%s", err, errOut)
+		}
+	})
+}
+
+func sortedCopy(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
+// A Pod that fails stops the rollout after its batch: the other Pods of the
+// batch are proven, and the Pods after it are not started.
+func TestRolloutStopsAfterTheBatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		names := []string{"a", "b", "c", "d", "e", "f", "g"}
+		c := newCluster(namedPods(names...)...)
+		r, _, errOut := newRunner(c, relax)
+		r.maxInFlight = 4
+		p := newProvings(names...)
+		r.prove = p.prove
+		errc := make(chan error)
+		go func() { errc <- r.run(context.Background(), &targets{pods: namedPods(names...)}) }()
+		p.inFlight()
+		p.results["a"] <- nil
+		if got := p.inFlight(); !slices.Equal(got, []string{"b", "c"}) {
+			t.Fatalf("in flight %v, want b and c", got)
+		}
+		p.results["b"] <- errors.New("the new readiness probe failed")
+		p.results["c"] <- nil
+		err := <-errc
+		want := "stopped at the first Pod that failed\ndone (2): pod/a pod/c\nfailed (1): pod/b\nnot started, left as they are (4): pod/d pod/e pod/f pod/g"
+		if err == nil || err.Error() != want {
+			t.Errorf("run: %v, want %q\n%s", err, want, errOut)
+		}
+		if _, patches := c.sent(); !slices.Equal(sortedCopy(patches), []string{"a", "b", "c"}) {
+			t.Errorf("patched %v, want a, b and c only", patches)
+		}
+		for _, pr := range r.runs {
+			if pr.pod.Name >= "d" && (pr.result != resultSkipped || pr.reason != "not changed: the run stopped at pod/b") {
+				t.Errorf("pod/%s: %s %q, want it skipped, not started", pr.pod.Name, pr.result, pr.reason)
+			}
+		}
+	})
+}
