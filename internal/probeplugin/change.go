@@ -172,57 +172,73 @@ func (r restoreChange) apply(pod *v1.Pod, c *v1.Container, template *podTemplate
 	return kept.write(pod)
 }
 
-// undoChange puts back the probes of a container, and the probes that
-// keptAnnotation holds for it, as they were on original: it undoes a change
-// that failed, which stored the Pod as changed. Anything else is left as it
-// is, and it refuses when the container's probes, or its kept probes, are no
-// longer as changed has them: someone else changed them since, and undoing
-// would overwrite that change.
+// undoChange undoes a change of this run that failed, or that an
+// interrupt caught in flight: it puts back the container's probes, the
+// probes that keptAnnotation holds for it, and the record of the Pod's last
+// run, as they were on original, the Pod as the run read it. Anything else
+// is left as it is, and it refuses when the container's probes, its kept
+// probes or the record are no longer as changed, the Pod as the run stored
+// it, has them: someone else changed them since, and undoing would
+// overwrite that change.
 type undoChange struct {
 	original, changed *v1.Pod
 }
 
 func (u undoChange) apply(pod *v1.Pod, c *v1.Container, _ *podTemplate) error {
-	was, _, err := findContainer(u.original, c.Name)
+	was, err := stateAt(u.original, c.Name)
 	if err != nil {
 		return err
 	}
-	stored, _, err := findContainer(u.changed, c.Name)
+	stored, err := stateAt(u.changed, c.Name)
 	if err != nil {
 		return err
 	}
-	kept, err := readKept(pod)
+	now, err := stateOf(pod, c)
 	if err != nil {
 		return err
 	}
-	keptWas, err := readKept(u.original)
-	if err != nil {
+	if !now.equal(stored) || pod.Annotations[lastRunAnnotation] != u.changed.Annotations[lastRunAnnotation] {
+		return fmt.Errorf("the probes of container %q changed after this run stored its change; undoing it would overwrite that change, so it is left as it is", c.Name)
+	}
+	if err := was.set(pod, c); err != nil {
 		return err
 	}
-	keptStored, err := readKept(u.changed)
+	if record, ok := u.original.Annotations[lastRunAnnotation]; ok {
+		pod.Annotations[lastRunAnnotation] = record
+	} else {
+		delete(pod.Annotations, lastRunAnnotation)
+	}
+	return nil
+}
+
+// stateAt returns the state of the Pod's container of that name.
+func stateAt(pod *v1.Pod, container string) (containerState, error) {
+	c, _, err := findContainer(pod, container)
 	if err != nil {
-		return err
+		return containerState{}, err
 	}
-	for _, t := range probeTypes {
-		if !equalProbes(*t.of(c), *t.of(stored)) || !equalProbes(kept[c.Name][t], keptStored[c.Name][t]) {
-			return fmt.Errorf("the probes of container %q changed after this run stored its change; undoing it would overwrite that change, so it is left as it is", c.Name)
-		}
-	}
-	for _, t := range probeTypes {
-		*t.of(c) = (*t.of(was)).DeepCopy()
-	}
-	if apiequality.Semantic.DeepEqual(kept[c.Name], keptWas[c.Name]) {
-		return nil
-	}
-	kept[c.Name] = keptWas[c.Name]
-	return kept.write(pod)
+	return stateOf(pod, c)
+}
+
+// containerNamer is a change that names the container it changes: undo
+// changes the one that its run changed.
+type containerNamer interface {
+	containerOf(pod *v1.Pod) (string, error)
 }
 
 // modify returns a copy of pod with the change made to its container (see
-// chooseContainer), and the name of that container. It returns the copy
-// equal to pod when the Pod is as asked already.
+// chooseContainer; or the one the change names), and the name of that
+// container. It returns the copy equal to pod when the Pod is as asked
+// already.
 func modify(pod *v1.Pod, container string, ch change, template *podTemplate) (*v1.Pod, string, error) {
 	modified := pod.DeepCopy()
+	if n, ok := ch.(containerNamer); ok && container == "" {
+		name, err := n.containerOf(pod)
+		if err != nil {
+			return nil, "", err
+		}
+		container = name
+	}
 	c, _, err := chooseContainer(modified, container)
 	if err != nil {
 		return nil, "", err

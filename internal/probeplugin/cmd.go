@@ -73,7 +73,8 @@ liveness or readiness probe is tried against its Pod. After each change,
 it waits until the Pod's kubelet reports that it applied it, and until each
 new probe has proved itself through its failure window. The first Pod
 changes alone, then batches that double up to --max-in-flight, each once
-every change of the batch before it is proven.`,
+every change of the batch before it is proven. Each run keeps on each Pod
+it changes what it replaced, and kubectl probe undo puts it back.`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl probe",
 		},
@@ -88,6 +89,7 @@ every change of the batch before it is proven.`,
 		newCmdSet(f, configFlags, streams),
 		newCmdDisable(f, configFlags, streams),
 		newCmdRestore(f, configFlags, streams),
+		newCmdUndo(f, configFlags, streams),
 	)
 	registerCompletions(f, cmd)
 	return cmd
@@ -99,9 +101,12 @@ type targetFlags struct {
 	container string
 }
 
+// add adds -l, and -c unless containerUsage is empty.
 func (t *targetFlags) add(cmd *cobra.Command, containerUsage string) {
 	cmdutil.AddLabelSelectorFlagVar(cmd, &t.selector)
-	cmd.Flags().StringVarP(&t.container, "container", "c", "", containerUsage)
+	if containerUsage != "" {
+		cmd.Flags().StringVarP(&t.container, "container", "c", "", containerUsage)
+	}
 }
 
 // clients returns a client, the REST configuration and the namespace to
@@ -151,11 +156,18 @@ const defaultMaxInFlight = 10
 // defaultWaitTimeout is how long --wait waits for each Pod by default.
 const defaultWaitTimeout = 5 * time.Minute
 
+// addFlags adds the flags of set, disable and restore: the run's, and the
+// container and the probes that change.
 func (o *changeOptions) addFlags(cmd *cobra.Command) {
 	o.targetFlags.add(cmd, "The container whose probes change. Without it: the Pod's only container that can have probes, or the one that the annotation kubectl.kubernetes.io/default-container names; unlike kubectl exec, never the first of several.")
 	cmd.Flags().BoolVar(&o.liveness, "liveness", false, "Change the liveness probe.")
 	cmd.Flags().BoolVar(&o.readiness, "readiness", false, "Change the readiness probe.")
 	cmd.Flags().BoolVar(&o.startup, "startup", false, "Change the startup probe.")
+	o.addRunFlags(cmd)
+}
+
+// addRunFlags adds the flags of a run: how it checks, changes and proves.
+func (o *changeOptions) addRunFlags(cmd *cobra.Command) {
 	cmdutil.AddDryRunFlag(cmd)
 	cmd.Flags().IntVar(&o.maxInFlight, "max-in-flight", defaultMaxInFlight, "The largest batch of Pods that change at a time: the first Pod changes alone, then batches that double up to this many, each once every change of the batch before it is proven.")
 	cmd.Flags().BoolVar(&o.wait, "wait", true, "After each change, wait until the Pod's kubelet reports that it applied it, and until each new probe passed (a readiness probe keeps or makes the container Ready, a liveness probe neither fails nor restarts it, a startup probe starts it) before changing the next Pod.")
@@ -208,9 +220,10 @@ func (o *changeOptions) run(cmd *cobra.Command, args []string, ch change) error 
 	if err != nil {
 		return err
 	}
+	now := time.Now()
+	id := newRunID(now)
 	r := &runner{
 		patcher:       &patcher{client: client, fieldManager: o.fieldManager},
-		change:        ch,
 		container:     o.container,
 		dryRun:        dryRun,
 		maxInFlight:   o.maxInFlight,
@@ -219,6 +232,18 @@ func (o *changeOptions) run(cmd *cobra.Command, args []string, ch change) error 
 			in: o.In, out: o.Out, errOut: o.ErrOut,
 			output: o.output, dryRun: dryRun, operation: o.operation, yes: o.yes,
 		},
+	}
+	if u, ok := ch.(undoRun); ok {
+		run, others, err := selectRun(t, u.run)
+		if err != nil {
+			return err
+		}
+		r.report.undoing(run, len(t.pods), others)
+		u.run, u.undoneBy = run, id
+		r.change, r.templates = u, newTemplates(client)
+	} else {
+		r.change = recorded{change: ch, run: id, time: now}
+		r.undoCmd = o.undoCommand(args, namespace, id)
 	}
 	if _, ok := ch.(restoreChange); ok {
 		r.templates = newTemplates(client)
@@ -236,6 +261,26 @@ func (o *changeOptions) run(cmd *cobra.Command, args []string, ch change) error 
 		}
 	}
 	return err
+}
+
+// undoCommand returns the kubectl probe undo that puts back what run id
+// changed on the Pods that args and the flags name.
+func (o *changeOptions) undoCommand(args []string, namespace, id string) *undoCommand {
+	u := &undoCommand{targets: args}
+	if o.selector != "" {
+		u.targets = []string{"-l", o.selector}
+	}
+	u.flags = []string{"-n", namespace}
+	for _, f := range []struct {
+		name  string
+		value *string
+	}{{"--context", o.configFlags.Context}, {"--kubeconfig", o.configFlags.KubeConfig}} {
+		if f.value != nil && *f.value != "" {
+			u.flags = append(u.flags, f.name, *f.value)
+		}
+	}
+	u.flags = append(u.flags, "--run", id)
+	return u
 }
 
 // readinessMargin is added to a readiness probe's failure window (see
@@ -268,8 +313,8 @@ first Pod changes alone, and the others in batches that double up to
 --max-in-flight (1, 2, 4, 8, 10, 10, ...), each once every change of the
 batch before it is proven (--wait): the kubelet reports that it applied it,
 and each new probe passes through its failure window. The command stops
-after the batch in which a Pod fails, and leaves the Pods after it as they
-are.`,
+after the batch in which a Pod fails, leaves the Pods after it as they are,
+and prints the kubectl probe undo that puts back the Pods it changed.`,
 		Example: `  # Relax the liveness probe of the Pod api
   kubectl probe set api --liveness --timeout-seconds=10 --failure-threshold=6
 
@@ -424,5 +469,46 @@ rollout created after disable, is unchanged.`,
 	o.addFlags(cmd)
 	cmd.Flags().BoolVar(&force, "force", false, "Put back a kept probe that restore would refuse: one that differs from the template, an exec probe that no template vouches for, or one over a probe set after disable.")
 	cmd.Flags().BoolVar(&fromTemplate, "from-template", false, "Put back the probes of the template that the Pod was created from, rather than the kept ones.")
+	return cmd
+}
+
+func newCmdUndo(f cmdutil.Factory, configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := newChangeOptions(f, configFlags, streams, "probes put back")
+	var (
+		run   string
+		force bool
+	)
+	cmd := &cobra.Command{
+		Use:   "undo (TARGET... | -l SELECTOR) [--run ID] [--force]",
+		Short: "Put back what the last run of kubectl probe changed",
+		Long: `Put back what the last run of kubectl probe set, disable or restore on the
+Pods changed: each container's probes, and the probes that disable kept for
+it, as they were before that run. Each run keeps what it replaced on each
+Pod it changes, in the annotation ` + lastRunAnnotation + `,
+in the same request as the change; when a run stops, fails or is
+interrupted, it prints the undo command with its --run.
+
+The last run is the latest one recorded on the Pods that TARGET names;
+--run ID chooses another. A Pod whose probes someone changed since that run,
+or that a later run changed again, is left as it is, and named. Undo is a
+run like the others: each Pod is checked first, and each put-back probe
+proven, in batches.
+
+Anyone who may patch a Pod may write the annotation, so undo refuses, unless
+--force, to put back an exec probe that is not the template's.`,
+		Example: `  # Put back every Pod of the last run on a Deployment
+  kubectl probe undo deployment/controller
+
+  # Put back the Pods that a run changed, as the run printed it
+  kubectl probe undo deployment/controller --run 20261204-101502-7f3a`,
+		ValidArgsFunction: targetCompletion(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.run(cmd, args, undoRun{run: run, force: force})
+		},
+	}
+	o.targetFlags.add(cmd, "")
+	o.addRunFlags(cmd)
+	cmd.Flags().StringVar(&run, "run", "", "The ID of the run to undo, as the run printed it; the last run recorded on the Pods without it.")
+	cmd.Flags().BoolVar(&force, "force", false, "Put back an exec probe that is not the template's.")
 	return cmd
 }

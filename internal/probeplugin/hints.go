@@ -26,9 +26,15 @@ type cause struct {
 // reason and causes (the field, the cause's type and message), rather than
 // from the text of the whole error.
 func causeOf(err error) cause {
-	var gone *podGoneError
-	if errors.As(err, &gone) {
+	var (
+		gone *podGoneError
+		left *leftAlone
+	)
+	switch {
+	case errors.As(err, &gone):
 		return cause{text: gone.reason, skip: gone.reason}
+	case errors.As(err, &left):
+		return cause{text: left.reason, skip: left.reason}
 	}
 	var status apierrors.APIStatus
 	if !errors.As(err, &status) {

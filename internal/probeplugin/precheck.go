@@ -78,7 +78,7 @@ func (r *runner) check(ctx context.Context, pr *podRun) {
 		if err != nil {
 			// Without the template, restore could not tell a kept probe
 			// from one that someone else wrote: only --force goes on.
-			if rc, ok := r.change.(restoreChange); ok && !rc.force {
+			if rc, ok := unwrap(r.change).(restoreChange); ok && !rc.force {
 				pr.result, pr.cause = resultFailed, cause{text: fmt.Sprintf("cannot read the template it was created from, to check the kept probes against: %v; --force restores them unchecked", err)}
 				return
 			}
@@ -88,7 +88,12 @@ func (r *runner) check(ctx context.Context, pr *podRun) {
 	}
 	modified, container, err := modify(pr.pod, r.container, r.change, pr.template)
 	if err != nil {
-		pr.result, pr.cause = resultFailed, cause{text: err.Error()}
+		pr.cause = causeOf(err)
+		if pr.cause.skip != "" {
+			pr.result, pr.reason = resultSkipped, pr.cause.skip
+		} else {
+			pr.result = resultFailed
+		}
 		return
 	}
 	pr.container, pr.modified = container, modified

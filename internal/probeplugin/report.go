@@ -257,17 +257,64 @@ func (p *reporter) confirm(warnings []string) error {
 	return nil
 }
 
-// undoCommand prints the command that undoes the change of a Pod that
+// undoHint prints the command that puts back the change of a Pod that
 // failed.
-func (p *reporter) undoCommand(pr *podRun, patch string) {
-	p.warnf("to undo it: kubectl patch pod %s -n %s -p '%s' (or run with --undo-on-failure)\n", pr.pod.Name, pr.pod.Namespace, patch)
+func (p *reporter) undoHint(pr *podRun, undo *undoCommand) {
+	if undo != nil {
+		p.warnf("to undo it: %s (or run with --undo-on-failure)\n", undo.forPod(pr.pod.Name))
+	}
 }
 
-// stopped returns the error of a run that stopped at a Pod that failed:
-// which Pods were done, failed and not started.
-func (p *reporter) stopped(done, failed, rest []*podRun) error {
-	return fmt.Errorf("stopped at the first Pod that failed\ndone (%d): %s\nfailed (%d): %s\nnot started, left as they are (%d): %s",
+// stopped prints the end of a run that stopped at a Pod that failed:
+// which Pods were done, failed and not started, and the command that puts
+// back what the run changed.
+func (p *reporter) stopped(done, failed, rest []*podRun, undo *undoCommand) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.errOut, "error: stopped at the first Pod that failed\ndone (%d): %s\nfailed (%d): %s\nnot started, left as they are (%d): %s\n",
 		len(done), list(done), len(failed), list(failed), len(rest), list(rest))
+	changed := slices.DeleteFunc(slices.Concat(done, failed), func(pr *podRun) bool { return !pr.changed() })
+	if undo != nil && len(changed) > 0 {
+		fmt.Fprintf(p.errOut, "to put back the %s that this run changed: %s\n", pods(len(changed)), undo.forRun())
+	}
+}
+
+// undoing says which Pods a kubectl probe undo works on.
+func (p *reporter) undoing(run string, of, others int) {
+	if others > 0 {
+		p.warnf("undo: run %s changed %d of the Pods; the %d others are not part of it\n", run, of, others)
+	}
+}
+
+// undoCommand is the kubectl probe undo that puts back what a run changed.
+type undoCommand struct {
+	// targets are the run's TARGETs, or -l SELECTOR.
+	targets []string
+	// flags choose the cluster and the namespace, and the run: --run ID.
+	flags []string
+}
+
+// forRun returns the command that puts back every Pod of the run.
+func (u *undoCommand) forRun() string {
+	return shellJoin(slices.Concat([]string{"kubectl", "probe", "undo"}, u.targets, u.flags))
+}
+
+// forPod returns the command that puts back one Pod of the run.
+func (u *undoCommand) forPod(name string) string {
+	return shellJoin(slices.Concat([]string{"kubectl", "probe", "undo", "pod/" + name}, u.flags))
+}
+
+// shellJoin joins the words of a command as a shell reads them back.
+func shellJoin(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,@+") == "" {
+			quoted[i] = w
+		} else {
+			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(quoted, " ")
 }
 
 // list names the Pods, or says none.

@@ -55,7 +55,8 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		if len(todo) == 1 {
 			return errReported
 		}
-		return r.report.stopped(done, failures, rest)
+		r.report.stopped(done, failures, rest, r.undoCmd)
+		return errReported
 	}
 	for _, pr := range runs {
 		if pr.result == resultChanged || pr.result == resultUnchanged {
@@ -123,25 +124,16 @@ func (r *runner) one(ctx context.Context, pr *podRun) {
 // undo puts back the probes of a Pod whose change failed, with
 // --undo-on-failure, and otherwise prints the command that does.
 func (r *runner) undo(ctx context.Context, pr *podRun) {
-	ch := undoChange{original: pr.pod, changed: pr.stored}
 	if !r.undoOnFailure {
-		back, _, err := modify(pr.stored, pr.container, ch, nil)
-		if err != nil {
-			return
-		}
-		patch, err := podPatch(pr.stored, back, false)
-		if err != nil || patch == nil {
-			return
-		}
-		r.report.undoCommand(pr, string(patch))
+		r.report.undoHint(pr, r.undoCmd)
 		return
 	}
-	res, err := r.patcher.apply(ctx, pr.stored, pr.container, ch, nil, false)
+	res, err := r.patcher.apply(ctx, pr.stored, pr.container, undoChange{original: pr.pod, changed: pr.stored}, nil, false)
 	if err != nil {
 		r.report.warnf("error: pod/%s: undoing the change: %v\n", pr.pod.Name, err)
 		return
 	}
-	pr.stored = res.stored
+	pr.stored, pr.undone = res.stored, true
 	pr.reason += "; undone"
 	r.report.warnf("pod/%s: undone: its probes are as they were before\n", pr.pod.Name)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -126,10 +127,13 @@ func TestRolloutStopsAfterTheBatch(t *testing.T) {
 		}
 		p.results["b"] <- errors.New("the new readiness probe failed")
 		p.results["c"] <- nil
-		err := <-errc
-		want := "stopped at the first Pod that failed\ndone (2): pod/a pod/c\nfailed (1): pod/b\nnot started, left as they are (4): pod/d pod/e pod/f pod/g"
-		if err == nil || err.Error() != want {
-			t.Errorf("run: %v, want %q\n%s", err, want, errOut)
+		if err := <-errc; !errors.Is(err, errReported) {
+			t.Errorf("run: %v, want it reported", err)
+		}
+		want := "error: stopped at the first Pod that failed\ndone (2): pod/a pod/c\nfailed (1): pod/b\nnot started, left as they are (4): pod/d pod/e pod/f pod/g\n" +
+			"to put back the 3 Pods that this run changed: kubectl probe undo deployment/web -n ns --run " + testRun + "\n"
+		if !strings.HasSuffix(errOut.String(), want) {
+			t.Errorf("printed\n%s\nwant it to end in\n%s", errOut, want)
 		}
 		if _, patches := c.sent(); !slices.Equal(sortedCopy(patches), []string{"a", "b", "c"}) {
 			t.Errorf("patched %v, want a, b and c only", patches)

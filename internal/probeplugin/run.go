@@ -43,6 +43,14 @@ type podRun struct {
 	reason string
 	cause  cause
 	tried  map[probeType]tried
+	// undone is set when the run put back the Pod's probes after its
+	// change failed.
+	undone bool
+}
+
+// changed says whether the run left the Pod with its change.
+func (pr *podRun) changed() bool {
+	return pr.result == resultChanged || pr.result == resultFailed && pr.stored != nil && !pr.undone
 }
 
 // runner carries out a change (set, disable, restore) on the target Pods.
@@ -59,7 +67,10 @@ type runner struct {
 	prove         func(ctx context.Context, before, stored *v1.Pod, container string) (string, error)
 	prober        prober // nil with --skip-check
 	undoOnFailure bool
-	report        *reporter
+	// undo is the command that puts back what the run changed; none for a
+	// run of kubectl probe undo.
+	undoCmd *undoCommand
+	report  *reporter
 
 	// runs are the Pods of the last run.
 	runs []*podRun

@@ -111,13 +111,21 @@ func (f fakeProber) try(_ context.Context, pod *v1.Pod, _ *v1.Container, _ *v1.P
 	return tried{ok: true, answer: "answered 200 OK"}
 }
 
+// testRun is the ID of the runs of newRunner, which begin at testRunTime.
+const testRun = "20261204-101502-7f3a"
+
+var testRunTime = time.Date(2026, 12, 4, 10, 15, 2, 0, time.UTC)
+
+// newRunner returns a runner of the change, as kubectl probe set runs it,
+// one Pod at a time, and what it prints on standard output and error.
 func newRunner(c *cluster, ch change) (*runner, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
 	return &runner{
 		patcher:     &patcher{client: c, fieldManager: "kubectl-probe"},
-		change:      ch,
+		change:      recorded{change: ch, run: testRun, time: testRunTime},
 		maxInFlight: 1,
 		prober:      fakeProber{},
+		undoCmd:     &undoCommand{targets: []string{"deployment/web"}, flags: []string{"-n", "ns", "--run", testRun}},
 		report:      &reporter{operation: "probes set", in: strings.NewReader(""), out: &out, errOut: &errOut},
 	}, &out, &errOut
 }
@@ -138,9 +146,13 @@ func TestRunStopsAtFirstFailure(t *testing.T) {
 	}
 	r, out, errOut := newRunner(c, relax)
 	err := r.run(context.Background(), &targets{pods: namedPods("a", "b", "c", "d")})
-	want := "stopped at the first Pod that failed\ndone (1): pod/a\nfailed (1): pod/b\nnot started, left as they are (2): pod/c pod/d"
-	if err == nil || err.Error() != want {
-		t.Errorf("err = %v, want %q", err, want)
+	if !errors.Is(err, errReported) {
+		t.Errorf("err = %v, want it reported", err)
+	}
+	want := "error: stopped at the first Pod that failed\ndone (1): pod/a\nfailed (1): pod/b\nnot started, left as they are (2): pod/c pod/d\n" +
+		"to put back the 1 Pod that this run changed: kubectl probe undo deployment/web -n ns --run " + testRun + "\n"
+	if !strings.HasSuffix(errOut.String(), want) {
+		t.Errorf("printed\n%s\nwant it to end in\n%s", errOut, want)
 	}
 	dryRuns, patches := c.sent()
 	slices.Sort(dryRuns)
@@ -363,10 +375,15 @@ func TestUndo(t *testing.T) {
 				if path != "/ready" || !strings.Contains(errOut.String(), "pod/web: undone: its probes are as they were before\n") {
 					t.Errorf("readiness path %q after the undo\n%s", path, errOut)
 				}
+				if record, ok := pod.Annotations[lastRunAnnotation]; ok {
+					t.Errorf("the undone change left a record of its run: %s", record)
+				}
 				return
 			}
-			if printed := errOut.String(); path != "/missing" || !strings.Contains(printed, `to undo it: kubectl patch pod web -n ns -p '{"spec":{"$setElementOrder/containers":[{"name":"app"}],"containers":[{"name":"app","readinessProbe":{"httpGet":{"path":"/ready"`) ||
-				!strings.Contains(printed, "' (or run with --undo-on-failure)\n") {
+			if r, err := readRecord(pod); err != nil || r == nil || r.Run != testRun {
+				t.Errorf("the failed change is not recorded: %+v, %v", r, err)
+			}
+			if printed := errOut.String(); path != "/missing" || !strings.Contains(printed, "to undo it: kubectl probe undo pod/web -n ns --run "+testRun+" (or run with --undo-on-failure)\n") {
 				t.Errorf("readiness path %q\n%s", path, errOut)
 			}
 		})
@@ -424,7 +441,7 @@ func TestUndoKeepsOthersEdits(t *testing.T) {
 		undone: false,
 	}, {
 		name:   "a probe kept for another container",
-		edit:   func(p *v1.Pod) { p.Annotations = map[string]string{keptAnnotation: otherKept} },
+		edit:   func(p *v1.Pod) { p.Annotations[keptAnnotation] = otherKept },
 		want:   "pod/web: undone: its probes are as they were before\n",
 		undone: true,
 	}} {

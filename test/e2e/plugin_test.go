@@ -144,6 +144,34 @@ func TestPlugin(t *testing.T) {
 		}
 	})
 
+	t.Run("undo", func(t *testing.T) {
+		newNamespace(t, c, "undo", nil)
+		app := map[string]string{"app": "web"}
+		rs := createReplicaSet(t, c, "undo", "web", appSpec(), app, nil)
+		for _, name := range []string{"web-a", "web-b", "web-c"} {
+			createAppPod(t, c, "undo", name, appSpec(), app, rs, "ReplicaSet")
+		}
+		mustProbe(t, c, kc, "set", "-n", "undo", "replicaset/web", "--liveness", "--timeout-seconds=10")
+		// Then someone else changes web-b's liveness probe.
+		c.mustKubectl(t, "", "-n", "undo", "patch", "pod", "web-b", "-p", `{"spec":{"containers":[{"name":"app","livenessProbe":{"timeoutSeconds":20}}]}}`)
+
+		r := mustProbe(t, c, kc, "undo", "-n", "undo", "replicaset/web")
+		want := "pod/web-b skipped: left as it is: the probes of container \"app\" changed after run "
+		if !strings.HasPrefix(r.stdout, want) || !strings.Contains(r.stdout, "pod/web-a probes put back\n") || !strings.Contains(r.stdout, "pod/web-c probes put back\n") {
+			t.Errorf("undo does not put back web-a and web-c, and name web-b:\n%s", r)
+		}
+		for name, want := range map[string]int32{"web-a": 1, "web-b": 20, "web-c": 1} {
+			if got := c.pod(t, "undo", name).Spec.Containers[0].LivenessProbe.TimeoutSeconds; got != want {
+				t.Errorf("%s: liveness timeoutSeconds %d after undo, want %d", name, got, want)
+			}
+		}
+		// The run is undone: nothing more to put back.
+		r = failProbe(t, c, kc, []string{"error: no Pod was changed: each one was skipped"}, "undo", "-n", "undo", "replicaset/web")
+		if !strings.Contains(r.stdout, "pod/web-a skipped: run ") || !strings.Contains(r.stdout, " is undone already, by ") {
+			t.Errorf("a second undo:\n%s", r)
+		}
+	})
+
 	t.Run("set", func(t *testing.T) {
 		newNamespace(t, c, "set", nil)
 		createAppPod(t, c, "set", "web", appSpec(), nil, nil, "")
@@ -481,7 +509,7 @@ func TestPlugin(t *testing.T) {
 		failProbe(t, c, kc, []string{
 			"error: pod/a: changed, but the new readiness probe failed: container \"app\" is not Ready any more; its last Unhealthy event, ",
 			"ago: Readiness probe failed: HTTP probe failed with statuscode: 404\n",
-			"to undo it: kubectl patch pod a -n wait -p '",
+			"to undo it: kubectl probe undo pod/a -n wait --run ",
 			"done (0): none", "failed (1): pod/a", "not started, left as they are (2): pod/b pod/c",
 		}, "set", "-n", "wait", "-l", "app=wait", "--readiness", "--get-url=http://:8080/missing", "--skip-check")
 		if elapsed := time.Since(start); elapsed > 30*time.Second {

@@ -1,0 +1,285 @@
+package probeplugin
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// lastRunAnnotation keeps, on each Pod that a run of set, disable or
+// restore changed, what the run replaced: the run's ID and time, the
+// container, and its probes and the probes that disable kept for it, before
+// and after the change. It is written in the same patch as the change, so
+// no Pod ever has a change without it; kubectl probe undo reads it to put
+// back every Pod of a run that nobody has changed since. A Pod keeps the
+// record of its last run, and the IDs of a few runs before.
+//
+// Anyone who may patch the Pod may write it, so undo does not take it on
+// trust: see undoRun.
+const lastRunAnnotation = "kubectl-probe.x-k8s.io/last-run"
+
+// recordVersion is the version of lastRunAnnotation's format.
+const recordVersion = "v1"
+
+// earlierRuns is how many IDs of earlier runs a record keeps.
+const earlierRuns = 5
+
+// runRecord is the content of lastRunAnnotation.
+type runRecord struct {
+	Version string `json:"version"`
+	// Run is the run's ID, and Time when it began.
+	Run       string         `json:"run"`
+	Time      metav1.Time    `json:"time"`
+	Container string         `json:"container"`
+	Before    containerState `json:"before"`
+	After     containerState `json:"after"`
+	// Earlier are the IDs of the runs that changed the Pod before, the
+	// latest first.
+	Earlier []string `json:"earlier,omitempty"`
+	// UndoneBy is the ID of the kubectl probe undo that put back Before.
+	UndoneBy string `json:"undoneBy,omitempty"`
+}
+
+// containerState is what a run changes of a container: its probes, and the
+// probes that disable kept for it.
+type containerState struct {
+	Probes   map[probeType]*v1.Probe `json:"probes,omitempty"`
+	Disabled map[probeType]*v1.Probe `json:"disabled,omitempty"`
+}
+
+// stateOf returns the state of the Pod's container c.
+func stateOf(pod *v1.Pod, c *v1.Container) (containerState, error) {
+	kept, err := readKept(pod)
+	if err != nil {
+		return containerState{}, err
+	}
+	s := containerState{Probes: map[probeType]*v1.Probe{}, Disabled: map[probeType]*v1.Probe{}}
+	for _, t := range probeTypes {
+		if p := *t.of(c); p != nil {
+			s.Probes[t] = p.DeepCopy()
+		}
+		if p := kept[c.Name][t]; p != nil {
+			s.Disabled[t] = p.DeepCopy()
+		}
+	}
+	return s, nil
+}
+
+func (s containerState) equal(o containerState) bool {
+	return apiequality.Semantic.DeepEqual(s, o)
+}
+
+// set makes the Pod's container c as s has it.
+func (s containerState) set(pod *v1.Pod, c *v1.Container) error {
+	kept, err := readKept(pod)
+	if err != nil {
+		return err
+	}
+	for _, t := range probeTypes {
+		*t.of(c) = s.Probes[t].DeepCopy()
+	}
+	kept[c.Name] = map[probeType]*v1.Probe{}
+	for t, p := range s.Disabled {
+		kept[c.Name][t] = p.DeepCopy()
+	}
+	return kept.write(pod)
+}
+
+// readRecord returns the Pod's record of its last run, or nil when it has
+// none.
+func readRecord(pod *v1.Pod) (*runRecord, error) {
+	value, ok := pod.Annotations[lastRunAnnotation]
+	if !ok {
+		return nil, nil
+	}
+	var r runRecord
+	if err := json.Unmarshal([]byte(value), &r); err != nil {
+		return nil, fmt.Errorf("annotation %s is not what kubectl probe writes: %v", lastRunAnnotation, err)
+	}
+	if r.Version != recordVersion {
+		return nil, fmt.Errorf("annotation %s has version %q, which this kubectl probe does not know: a newer kubectl probe wrote it", lastRunAnnotation, r.Version)
+	}
+	return &r, nil
+}
+
+func (r *runRecord) write(pod *v1.Pod) error {
+	value, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
+	pod.Annotations[lastRunAnnotation] = string(value)
+	return nil
+}
+
+// newRunID returns the ID of a run that begins at now: its time, and four
+// random hex digits, such as 20261204-101502-7f3a.
+func newRunID(now time.Time) string {
+	b := make([]byte, 2)
+	_, _ = rand.Read(b)
+	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
+}
+
+// recorded is a change that a run makes and records: the Pod that it
+// changes keeps what the change replaced, in lastRunAnnotation, written
+// with the change.
+type recorded struct {
+	change
+	run  string
+	time time.Time
+}
+
+// unwrap returns the change that ch records, or ch.
+func unwrap(ch change) change {
+	if r, ok := ch.(recorded); ok {
+		return r.change
+	}
+	return ch
+}
+
+func (r recorded) apply(pod *v1.Pod, c *v1.Container, template *podTemplate) error {
+	before, err := stateOf(pod, c)
+	if err != nil {
+		return err
+	}
+	if err := r.change.apply(pod, c, template); err != nil {
+		return err
+	}
+	after, err := stateOf(pod, c)
+	if err != nil || after.equal(before) {
+		return err
+	}
+	record := &runRecord{Version: recordVersion, Run: r.run, Time: metav1.NewTime(r.time), Container: c.Name, Before: before, After: after}
+	// A Pod whose record cannot be read gets a new one: the change is
+	// what matters, and the record it replaces was not kubectl probe's.
+	if last, err := readRecord(pod); err == nil && last != nil && last.Run != r.run {
+		record.Earlier = append([]string{last.Run}, last.Earlier...)[:min(len(last.Earlier)+1, earlierRuns)]
+	}
+	return record.write(pod)
+}
+
+// undoRun puts back what run changed on a Pod, as its record has it: the
+// container's probes, and what disable kept for it. It marks the record as
+// undone by undoneBy. It leaves alone (leftAlone) a Pod whose last run is
+// another one, that was undone already, or whose container someone changed
+// since the run.
+//
+// Whoever may patch the Pod may write the record, so, unless force is set,
+// undo refuses to put back an exec probe that is not the template's: a
+// command planted there would be installed under the name of whoever runs
+// undo.
+type undoRun struct {
+	run, undoneBy string
+	force         bool
+}
+
+// leftAlone is a Pod that undo leaves as it is, and why.
+type leftAlone struct{ reason string }
+
+func (e *leftAlone) Error() string { return e.reason }
+
+// containerOf names the container that the run changed.
+func (u undoRun) containerOf(pod *v1.Pod) (string, error) {
+	r, err := readRecord(pod)
+	if err != nil {
+		return "", err
+	}
+	if r == nil {
+		return "", &leftAlone{reason: "no run of kubectl probe is recorded on it"}
+	}
+	return r.Container, nil
+}
+
+func (u undoRun) apply(pod *v1.Pod, c *v1.Container, template *podTemplate) error {
+	r, err := readRecord(pod)
+	if err != nil {
+		return err
+	}
+	switch {
+	case r == nil:
+		return &leftAlone{reason: "no run of kubectl probe is recorded on it"}
+	case r.Run != u.run && slices.Contains(r.Earlier, u.run):
+		return &leftAlone{reason: fmt.Sprintf("left as it is: run %s changed it after run %s", r.Run, u.run)}
+	case r.Run != u.run:
+		return &leftAlone{reason: fmt.Sprintf("its last run is %s, not %s", r.Run, u.run)}
+	case r.UndoneBy != "":
+		return &leftAlone{reason: fmt.Sprintf("run %s is undone already, by %s", u.run, r.UndoneBy)}
+	}
+	now, err := stateOf(pod, c)
+	if err != nil {
+		return err
+	}
+	if !now.equal(r.After) {
+		return &leftAlone{reason: fmt.Sprintf("left as it is: the probes of container %q changed after run %s", c.Name, u.run)}
+	}
+	if !u.force {
+		for _, t := range probeTypes {
+			p := r.Before.Probes[t]
+			if p == nil || p.Exec == nil || equalProbes(p, now.Probes[t]) {
+				continue
+			}
+			switch {
+			case template == nil:
+				return fmt.Errorf("the %s probe that run %s replaced on container %q runs a command, %s, and anyone who may patch the Pod may have written its record; with no template to compare it with, only --force puts it back",
+					t, u.run, c.Name, describeHandler(p))
+			case !equalProbes(p, *t.of(template.container(c.Name))):
+				return fmt.Errorf("the %s probe that run %s replaced on container %q runs a command, %s, that is not the template's, and anyone who may patch the Pod may have written its record; --force puts it back",
+					t, u.run, c.Name, describeHandler(p))
+			}
+		}
+	}
+	if err := r.Before.set(pod, c); err != nil {
+		return err
+	}
+	r.UndoneBy = u.undoneBy
+	return r.write(pod)
+}
+
+// selectRun keeps, of the Pods of t, those of run id, or of the last run
+// recorded on them when id is empty, and returns the run and how many other
+// Pods it dropped. The Pods of the run include those that a later run
+// changed again, which undo leaves alone and names.
+func selectRun(t *targets, id string) (string, int, error) {
+	records := map[*v1.Pod]*runRecord{}
+	var last *runRecord
+	for _, pod := range t.pods {
+		r, err := readRecord(pod)
+		if err != nil {
+			return "", 0, fmt.Errorf("pod/%s: %w", pod.Name, err)
+		}
+		if r == nil {
+			continue
+		}
+		records[pod] = r
+		if last == nil || r.Time.After(last.Time.Time) || r.Time.Equal(&last.Time) && r.Run > last.Run {
+			last = r
+		}
+	}
+	switch {
+	case last == nil:
+		return "", 0, fmt.Errorf("no run of kubectl probe is recorded on the %s: there is nothing to undo", pods(len(t.pods)))
+	case id == "":
+		id = last.Run
+	}
+	var of []*v1.Pod
+	for _, pod := range t.pods {
+		if r := records[pod]; r != nil && (r.Run == id || slices.Contains(r.Earlier, id)) {
+			of = append(of, pod)
+		}
+	}
+	if len(of) == 0 {
+		return "", 0, fmt.Errorf("run %s is not recorded on the %s; the last run recorded is %s", id, pods(len(t.pods)), last.Run)
+	}
+	others := len(t.pods) - len(of)
+	t.pods = of
+	return id, others, nil
+}

@@ -1,0 +1,275 @@
+package probeplugin
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+// A run records what it replaced on each Pod it changes, in the same
+// change: the container's probes and kept probes before and after, and
+// the runs before it. A change that changes nothing records nothing.
+func TestRecorded(t *testing.T) {
+	at := time.Date(2026, 12, 4, 10, 15, 2, 0, time.UTC)
+	changed, err := applyChange(t, webPod(), recorded{change: relax, run: "r1", time: at}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := readRecord(changed)
+	if err != nil || r == nil {
+		t.Fatalf("readRecord: %+v, %v", r, err)
+	}
+	relaxed := httpGet("/healthz")
+	relaxed.TimeoutSeconds = 10
+	want := &runRecord{
+		Version: "v1", Run: "r1", Time: metav1.NewTime(at), Container: "app",
+		Before: containerState{Probes: map[probeType]*v1.Probe{liveness: httpGet("/healthz"), readiness: httpGet("/ready")}},
+		After:  containerState{Probes: map[probeType]*v1.Probe{liveness: relaxed, readiness: httpGet("/ready")}},
+	}
+	if diff := cmp.Diff(want, r); diff != "" {
+		t.Errorf("record (-want +got):\n%s", diff)
+	}
+
+	// Unchanged: no record.
+	same, err := applyChange(t, webPod(), recorded{change: setChange{types: []probeType{liveness}, settings: settings{timeoutSeconds: ptr.To[int32](1)}}, run: "r1", time: at}, nil)
+	if err != nil || same.Annotations[lastRunAnnotation] != "" {
+		t.Errorf("a change that changes nothing: %v, annotations %v", err, same.Annotations)
+	}
+
+	// A second run keeps the first's ID among the earlier ones.
+	again, err := applyChange(t, changed, recorded{change: disableChange{types: []probeType{readiness}}, run: "r2", time: at.Add(time.Minute)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := readRecord(again); err != nil || r.Run != "r2" || !slices.Equal(r.Earlier, []string{"r1"}) || r.After.Disabled[readiness] == nil || r.After.Probes[readiness] != nil {
+		t.Errorf("the second run's record: %+v, %v", r, err)
+	}
+}
+
+// undo puts back what its run replaced, on a Pod that nobody changed since,
+// and leaves the others alone, saying why.
+func TestUndoRun(t *testing.T) {
+	at := time.Date(2026, 12, 4, 10, 15, 2, 0, time.UTC)
+	run := func(pod *v1.Pod, ch change, id string) *v1.Pod {
+		t.Helper()
+		changed, err := applyChange(t, pod, recorded{change: ch, run: id, time: at}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return changed
+	}
+	relaxed := run(webPod(), relax, "r1")
+	disabled := run(webPod(), disableChange{types: []probeType{liveness}}, "r1")
+	editedSince := relaxed.DeepCopy()
+	editedSince.Spec.Containers[0].LivenessProbe.PeriodSeconds = 30
+	laterRun := run(relaxed, removeChange{types: []probeType{readiness}}, "r2")
+	undone, err := applyChange(t, relaxed, undoRun{run: "r1", undoneBy: "u1"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	execPod := webPod()
+	execPod.Spec.Containers[0].LivenessProbe = &v1.Probe{ProbeHandler: v1.ProbeHandler{Exec: &v1.ExecAction{Command: []string{"cat", "/tmp/alive"}}}}
+	execRelaxed := run(execPod, relax, "r1")
+	template := &podTemplate{name: "replicaset.apps/web-1", spec: &execPod.Spec}
+	otherTemplate := &podTemplate{name: "replicaset.apps/web-2", spec: &webPod().Spec}
+
+	for _, tc := range []struct {
+		name     string
+		pod      *v1.Pod
+		template *podTemplate
+		force    bool
+		// want is the Pod's container as undo leaves it.
+		want     *v1.Pod
+		wantKept bool
+		wantErr  string
+		skipped  bool
+	}{{
+		name: "a change of a probe",
+		pod:  relaxed,
+		want: webPod(),
+	}, {
+		name: "a probe disabled: back, and no longer kept",
+		pod:  disabled,
+		want: webPod(),
+	}, {
+		name:    "a Pod whose probes someone changed since",
+		pod:     editedSince,
+		wantErr: `left as it is: the probes of container "app" changed after run r1`,
+		skipped: true,
+	}, {
+		name:    "a Pod that a later run changed",
+		pod:     laterRun,
+		wantErr: "left as it is: run r2 changed it after run r1",
+		skipped: true,
+	}, {
+		name:    "a Pod undone already",
+		pod:     undone,
+		wantErr: "run r1 is undone already, by u1",
+		skipped: true,
+	}, {
+		name:    "a Pod without a record",
+		pod:     webPod(),
+		wantErr: "no run of kubectl probe is recorded on it",
+		skipped: true,
+	}, {
+		name:     "an exec probe, the template's",
+		pod:      execRelaxed,
+		template: template,
+		want:     execPod,
+	}, {
+		name:    "an exec probe, without a template",
+		pod:     execRelaxed,
+		wantErr: `the liveness probe that run r1 replaced on container "app" runs a command, exec [cat /tmp/alive], and anyone who may patch the Pod may have written its record; with no template to compare it with, only --force puts it back`,
+	}, {
+		name:     "an exec probe that is not the template's",
+		pod:      execRelaxed,
+		template: otherTemplate,
+		wantErr:  `the liveness probe that run r1 replaced on container "app" runs a command, exec [cat /tmp/alive], that is not the template's, and anyone who may patch the Pod may have written its record; --force puts it back`,
+	}, {
+		name:  "an exec probe, with --force",
+		pod:   execRelaxed,
+		force: true,
+		want:  execPod,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := applyChange(t, tc.pod, undoRun{run: "r1", undoneBy: "u2", force: tc.force}, tc.template)
+			if tc.wantErr != "" {
+				var left *leftAlone
+				if err == nil || err.Error() != tc.wantErr || errors.As(err, &left) != tc.skipped {
+					t.Errorf("undo: %v, want %q (left alone: %v)", err, tc.wantErr, tc.skipped)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want.Spec.Containers, got.Spec.Containers); diff != "" {
+				t.Errorf("containers (-want +got):\n%s", diff)
+			}
+			if kept := got.Annotations[keptAnnotation]; kept != "" {
+				t.Errorf("kept after the undo: %s", kept)
+			}
+			if r, err := readRecord(got); err != nil || r.UndoneBy != "u2" || r.Run != "r1" {
+				t.Errorf("the record after the undo: %+v, %v", r, err)
+			}
+		})
+	}
+}
+
+// undo works on the Pods of the last run recorded on the targets, or of the
+// run it is given, those that a later run changed again included.
+func TestSelectRun(t *testing.T) {
+	at := time.Date(2026, 12, 4, 10, 15, 2, 0, time.UTC)
+	record := func(name, run string, minute int, earlier ...string) *v1.Pod {
+		pod := namedPods(name)[0]
+		if run != "" {
+			if err := (&runRecord{Version: "v1", Run: run, Time: metav1.NewTime(at.Add(time.Duration(minute) * time.Minute)), Container: "app", Earlier: earlier}).write(pod); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return pod
+	}
+	pods := func() []*v1.Pod {
+		return []*v1.Pod{record("a", "r1", 0), record("b", "r2", 5, "r1"), record("c", "r2", 5), record("d", "", 0)}
+	}
+	for _, tc := range []struct {
+		name, run string
+		want      []string
+		wantRun   string
+		others    int
+		wantErr   string
+	}{
+		{name: "the last run", want: []string{"b", "c"}, wantRun: "r2", others: 2},
+		{name: "an earlier run, and the Pod a later run changed", run: "r1", want: []string{"a", "b"}, wantRun: "r1", others: 2},
+		{name: "a run not recorded", run: "r0", wantErr: "run r0 is not recorded on the 4 Pods; the last run recorded is r2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tg := &targets{pods: pods()}
+			run, others, err := selectRun(tg, tc.run)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Errorf("selectRun: %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			var names []string
+			for _, p := range tg.pods {
+				names = append(names, p.Name)
+			}
+			if err != nil || run != tc.wantRun || others != tc.others || !slices.Equal(names, tc.want) {
+				t.Errorf("selectRun = %s, %d others, Pods %v, %v; want %s, %d, %v", run, others, names, err, tc.wantRun, tc.others, tc.want)
+			}
+		})
+	}
+	if _, _, err := selectRun(&targets{pods: []*v1.Pod{record("d", "", 0)}}, ""); err == nil || err.Error() != "no run of kubectl probe is recorded on the 1 Pod: there is nothing to undo" {
+		t.Errorf("selectRun without records: %v", err)
+	}
+}
+
+// One command puts back every Pod of a run that nobody changed since, and
+// names the ones it leaves alone.
+func TestUndoAWholeRun(t *testing.T) {
+	names := []string{"a", "b", "c"}
+	c := newCluster(namedPods(names...)...)
+	r, _, errOut := newRunner(c, relax)
+	if err := r.run(context.Background(), &targets{pods: namedPods(names...)}); err != nil {
+		t.Fatalf("set: %v\n%s", err, errOut)
+	}
+	// Someone changes b's liveness probe since.
+	pods := c.CoreV1().Pods("ns")
+	b, err := pods.Get(context.Background(), "b", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Spec.Containers[0].LivenessProbe.PeriodSeconds = 30
+	if _, err := pods.Update(context.Background(), b, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	list, err := pods.List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := &targets{}
+	for i := range list.Items {
+		tg.pods = append(tg.pods, &list.Items[i])
+	}
+	run, others, err := selectRun(tg, "")
+	if err != nil || run != testRun || others != 0 {
+		t.Fatalf("selectRun = %s, %d, %v", run, others, err)
+	}
+	u, out, errOut := newRunner(c, nil)
+	u.change, u.undoCmd = undoRun{run: run, undoneBy: "u1"}, nil
+	u.report.operation = "probes put back"
+	if err := u.run(context.Background(), tg); err != nil {
+		t.Fatalf("undo: %v\n%s", err, errOut)
+	}
+	want := "pod/b skipped: left as it is: the probes of container \"app\" changed after run " + testRun + "\npod/a probes put back\npod/c probes put back\n"
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("printed (-want +got):\n%s", diff)
+	}
+	for name, timeout := range map[string]int32{"a": 1, "b": 10, "c": 1} {
+		pod, err := pods.Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pod.Spec.Containers[0].LivenessProbe.TimeoutSeconds; got != timeout {
+			t.Errorf("pod/%s: liveness timeoutSeconds %d, want %d", name, got, timeout)
+		}
+	}
+}
+
+func TestShellJoin(t *testing.T) {
+	got := shellJoin([]string{"kubectl", "probe", "undo", "-l", "app in (web,api)", "-n", "ns", "--run", "it's"})
+	if want := `kubectl probe undo -l 'app in (web,api)' -n ns --run 'it'\''s'`; got != want || !strings.Contains(got, "-n ns") {
+		t.Errorf("shellJoin = %s, want %s", got, want)
+	}
+}
