@@ -28,10 +28,20 @@ func (r *runner) precheck(ctx context.Context, active []*podRun) ([]*podRun, err
 		})
 	}
 	for _, pr := range active {
+		if ctx.Err() != nil {
+			break
+		}
 		next <- pr
 	}
 	close(next)
 	wg.Wait()
+	if ctx.Err() != nil {
+		for _, pr := range active {
+			pr.result, pr.reason = resultSkipped, "not changed: the run was interrupted"
+		}
+		r.report.warnf("error: interrupted: no Pod was changed\n")
+		return nil, errReported
+	}
 
 	var refused []*podRun
 	for _, pr := range active {
@@ -58,7 +68,7 @@ func (r *runner) precheck(ctx context.Context, active []*podRun) ([]*podRun, err
 		}
 	}
 	todo := slices.DeleteFunc(slices.Clone(active), func(pr *podRun) bool { return pr.result != "" })
-	if err := r.report.confirm(risks(todo)); err != nil {
+	if err := r.report.confirm(ctx, risks(todo)); err != nil {
 		for _, pr := range todo {
 			pr.result, pr.reason = resultSkipped, "not changed: not confirmed"
 		}

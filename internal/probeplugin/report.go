@@ -2,6 +2,7 @@ package probeplugin
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -234,7 +235,7 @@ func pods(n int) string {
 
 // confirm prints the warnings, and goes on only with --yes, a dry run, or
 // when the user says yes on a terminal.
-func (p *reporter) confirm(warnings []string) error {
+func (p *reporter) confirm(ctx context.Context, warnings []string) error {
 	if len(warnings) == 0 {
 		return nil
 	}
@@ -250,11 +251,21 @@ func (p *reporter) confirm(warnings []string) error {
 		return errors.New("not confirmed: give --yes to go on (there is no terminal to ask on)")
 	}
 	fmt.Fprint(p.errOut, "Go on? [y/N]: ")
-	answer, _ := bufio.NewReader(p.in).ReadString('\n')
-	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-		return errors.New("not confirmed")
+	answers := make(chan string, 1)
+	go func() {
+		answer, _ := bufio.NewReader(p.in).ReadString('\n')
+		answers <- answer
+	}()
+	select {
+	case answer := <-answers:
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+			return errors.New("not confirmed")
+		}
+		return nil
+	case <-ctx.Done():
+		fmt.Fprintln(p.errOut)
+		return errors.New("not confirmed: interrupted")
 	}
-	return nil
 }
 
 // undoHint prints the command that puts back the change of a Pod that
@@ -265,24 +276,53 @@ func (p *reporter) undoHint(pr *podRun, undo *undoCommand) {
 	}
 }
 
-// stopped prints the end of a run that stopped at a Pod that failed:
-// which Pods were done, failed and not started, and the command that puts
-// back what the run changed.
-func (p *reporter) stopped(done, failed, rest []*podRun, undo *undoCommand) {
+// finished prints the end of a run that stopped at a Pod that failed, or
+// that an interrupt ended: which Pods were done, failed, put back and not
+// started, and the command that puts back what the run changed.
+func (p *reporter) finished(title string, done, failed, putBack, rest []*podRun, undo *undoCommand) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.errOut, "error: stopped at the first Pod that failed\ndone (%d): %s\nfailed (%d): %s\nnot started, left as they are (%d): %s\n",
-		len(done), list(done), len(failed), list(failed), len(rest), list(rest))
+	fmt.Fprintf(p.errOut, "error: %s\ndone (%d): %s\nfailed (%d): %s\n", title, len(done), list(done), len(failed), list(failed))
+	if len(putBack) > 0 {
+		fmt.Fprintf(p.errOut, "put back, in flight when interrupted (%d): %s\n", len(putBack), list(putBack))
+	}
+	fmt.Fprintf(p.errOut, "not started, left as they are (%d): %s\n", len(rest), list(rest))
 	changed := slices.DeleteFunc(slices.Concat(done, failed), func(pr *podRun) bool { return !pr.changed() })
 	if undo != nil && len(changed) > 0 {
 		fmt.Fprintf(p.errOut, "to put back the %s that this run changed: %s\n", pods(len(changed)), undo.forRun())
 	}
 }
 
+// interrupted says, when the interrupt comes, what the run does about it,
+// and the command that puts back what it changed, in case the user does
+// not wait.
+func (p *reporter) interrupted(inFlight int, undoing bool, undo *undoCommand) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	what, done := fmt.Sprintf("the %d in flight are", inFlight), "proven first"
+	if inFlight == 1 {
+		what = "the Pod in flight is"
+	}
+	if undoing {
+		done = "put back"
+	}
+	if inFlight == 0 {
+		fmt.Fprintf(p.errOut, "interrupted: no more Pods change; Ctrl-C again quits at once\n")
+	} else {
+		fmt.Fprintf(p.errOut, "interrupted: no more Pods change, and %s %s; Ctrl-C again quits at once\n", what, done)
+	}
+	if undo != nil {
+		fmt.Fprintf(p.errOut, "to put back what this run changed: %s\n", undo.forRun())
+	}
+}
+
 // undoing says which Pods a kubectl probe undo works on.
 func (p *reporter) undoing(run string, of, others int) {
-	if others > 0 {
-		p.warnf("undo: run %s changed %d of the Pods; the %d others are not part of it\n", run, of, others)
+	switch {
+	case others == 1:
+		p.warnf("undo: run %s changed %s of these; the other one is not part of it\n", run, pods(of))
+	case others > 1:
+		p.warnf("undo: run %s changed %s of these; the %d others are not part of it\n", run, pods(of), others)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // rollout is the run's third stage: it changes the Pods of todo as
@@ -14,6 +15,12 @@ import (
 // one is on every Pod after a few failure windows. It stops after the batch
 // in which a Pod failed. runs are all the Pods of the run, for the end of
 // it.
+//
+// ctx ending is an interrupt (SIGINT, SIGTERM): no Pod changes after it.
+// The changes in flight are proven to the end, or, with --undo-on-failure,
+// put back at once; their requests are never cut off halfway. Every Pod
+// changed keeps what the change replaced (record.go), and the run prints
+// the undo that puts the Pods it changed back.
 func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 	if r.dryRun != "" {
 		for _, pr := range todo {
@@ -22,16 +29,33 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		}
 		return nil
 	}
+	work := context.WithoutCancel(ctx)
+	proofs := work
+	if r.undoOnFailure {
+		proofs = ctx
+	}
+	var inFlight atomic.Int32
+	stop := context.AfterFunc(ctx, func() { r.report.interrupted(int(inFlight.Load()), r.undoOnFailure, r.undoCmd) })
+	defer stop()
 	var (
 		failed *podRun
 		next   int
 	)
 	for _, size := range batchSizes(len(todo), r.maxInFlight) {
+		if ctx.Err() != nil {
+			break
+		}
 		batch := todo[next : next+size]
 		next += size
 		var wg sync.WaitGroup
 		for _, pr := range batch {
-			wg.Go(func() { r.one(ctx, pr) })
+			wg.Go(func() {
+				inFlight.Add(1)
+				defer inFlight.Add(-1)
+				if ctx.Err() == nil {
+					r.one(work, proofs, pr)
+				}
+			})
 		}
 		wg.Wait()
 		if i := slices.IndexFunc(batch, func(pr *podRun) bool { return pr.result == resultFailed }); i >= 0 {
@@ -39,31 +63,41 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 			break
 		}
 	}
-	if failed != nil {
-		var done, failures, rest []*podRun
-		for _, pr := range todo {
-			switch pr.result {
-			case resultChanged:
-				done = append(done, pr)
-			case resultFailed:
-				failures = append(failures, pr)
-			case "":
-				pr.result, pr.reason = resultSkipped, "not changed: the run stopped at pod/"+failed.pod.Name
-				rest = append(rest, pr)
+	interrupted := ctx.Err() != nil
+	if failed == nil && !interrupted {
+		for _, pr := range runs {
+			if pr.result == resultChanged || pr.result == resultUnchanged {
+				return nil
 			}
 		}
-		if len(todo) == 1 {
-			return errReported
+		return errors.New("no Pod was changed: each one was skipped")
+	}
+	var done, failures, putBack, rest []*podRun
+	for _, pr := range todo {
+		switch {
+		case pr.result == resultChanged:
+			done = append(done, pr)
+		case pr.result == resultFailed:
+			failures = append(failures, pr)
+		case pr.interrupted:
+			putBack = append(putBack, pr)
+		case pr.result == "" && interrupted:
+			pr.result, pr.reason = resultSkipped, "not changed: the run was interrupted"
+			rest = append(rest, pr)
+		case pr.result == "":
+			pr.result, pr.reason = resultSkipped, "not changed: the run stopped at pod/"+failed.pod.Name
+			rest = append(rest, pr)
 		}
-		r.report.stopped(done, failures, rest, r.undoCmd)
+	}
+	if len(todo) == 1 && !interrupted {
 		return errReported
 	}
-	for _, pr := range runs {
-		if pr.result == resultChanged || pr.result == resultUnchanged {
-			return nil
-		}
+	title := "stopped at the first Pod that failed"
+	if interrupted {
+		title = "interrupted"
 	}
-	return errors.New("no Pod was changed: each one was skipped")
+	r.report.finished(title, done, failures, putBack, rest, r.undoCmd)
+	return errReported
 }
 
 // batchSizes splits n Pods into batches: the first Pod alone, then batches
@@ -78,9 +112,9 @@ func batchSizes(n, maxInFlight int) []int {
 	return sizes
 }
 
-// one changes a Pod, and has the change proven. The Pod's result says how
-// it went.
-func (r *runner) one(ctx context.Context, pr *podRun) {
+// one changes a Pod, and has the change proven: the proof ends with
+// proofs, the requests with ctx. The Pod's result says how it went.
+func (r *runner) one(ctx, proofs context.Context, pr *podRun) {
 	res, err := r.patcher.apply(ctx, pr.pod, r.container, r.change, pr.template, false)
 	if err != nil {
 		c := causeOf(err)
@@ -104,12 +138,20 @@ func (r *runner) one(ctx context.Context, pr *podRun) {
 	if r.prove == nil {
 		return
 	}
-	proven, err := r.prove(ctx, res.read, res.stored, pr.container)
+	proven, err := r.prove(proofs, res.read, res.stored, pr.container)
 	var gone *podGoneError
 	switch {
 	case errors.As(err, &gone):
-		pr.result, pr.reason = resultSkipped, "changed, then "+gone.reason
+		pr.result, pr.reason, pr.gone = resultSkipped, "changed, then "+gone.reason, true
 		r.report.warnf("pod/%s: changed, then %s\n", pr.pod.Name, gone.reason)
+		return
+	case err != nil && proofs.Err() != nil:
+		// Interrupted, with --undo-on-failure.
+		pr.result, pr.reason, pr.interrupted = resultFailed, "changed, then interrupted before it was proven", true
+		r.undo(ctx, pr)
+		if pr.undone {
+			pr.result = resultSkipped
+		}
 		return
 	case err != nil:
 		pr.result, pr.reason = resultFailed, "changed, but "+err.Error()

@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The first Pod goes alone, then batches that double, up to
@@ -144,4 +145,142 @@ func TestRolloutStopsAfterTheBatch(t *testing.T) {
 			}
 		}
 	})
+}
+
+// proveUntilInterrupted is prove that ends when its context does: an
+// interrupt with --undo-on-failure.
+func (p *provings) proveUntilInterrupted(ctx context.Context, before, stored *v1.Pod, container string) (string, error) {
+	select {
+	case <-ctx.Done():
+		p.started <- stored.Name
+		return "", ctx.Err()
+	default:
+	}
+	done := make(chan struct{})
+	var (
+		proven string
+		err    error
+	)
+	go func() {
+		defer close(done)
+		proven, err = p.prove(ctx, before, stored, container)
+	}()
+	select {
+	case <-done:
+		return proven, err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// An interrupt stops new changes at once: no Pod is patched after it. The
+// Pods in flight are proven to the end, and the run says which Pods
+// changed, and the command that puts them back.
+func TestRolloutInterrupted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		names := []string{"a", "b", "c", "d", "e", "f", "g"}
+		c := newCluster(namedPods(names...)...)
+		r, _, errOut := newRunner(c, relax)
+		r.maxInFlight = 4
+		p := newProvings(names...)
+		r.prove = p.prove
+		ctx, interrupt := context.WithCancel(context.Background())
+		errc := make(chan error)
+		go func() { errc <- r.run(ctx, &targets{pods: namedPods(names...)}) }()
+		p.inFlight()
+		p.results["a"] <- nil
+		p.inFlight()
+		interrupt()
+		synctest.Wait()
+		p.results["b"] <- nil
+		p.results["c"] <- nil
+		if err := <-errc; !errors.Is(err, errReported) {
+			t.Errorf("run: %v, want it reported", err)
+		}
+		if _, patches := c.sent(); !slices.Equal(sortedCopy(patches), []string{"a", "b", "c"}) {
+			t.Errorf("patched %v, want a, b and c only", patches)
+		}
+		undo := "kubectl probe undo deployment/web -n ns --run " + testRun
+		for _, want := range []string{
+			"interrupted: no more Pods change, and the 2 in flight are proven first; Ctrl-C again quits at once\n" +
+				"to put back what this run changed: " + undo + "\n",
+			"pod/b: the kubelet applied generation 2\npod/c: the kubelet applied generation 2\n",
+			"error: interrupted\ndone (3): pod/a pod/b pod/c\nfailed (0): none\nnot started, left as they are (4): pod/d pod/e pod/f pod/g\n" +
+				"to put back the 3 Pods that this run changed: " + undo + "\n",
+		} {
+			if got := strings.ReplaceAll(errOut.String(), "pod/c: the kubelet applied generation 2\npod/b:", "pod/b: the kubelet applied generation 2\npod/c:"); !strings.Contains(got, want) {
+				t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+			}
+		}
+	})
+}
+
+// With --undo-on-failure, an interrupt puts back the Pods in flight, and
+// the run lists them apart.
+func TestRolloutInterruptedUndo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		names := []string{"a", "b", "c", "d"}
+		c := newCluster(namedPods(names...)...)
+		r, _, errOut := newRunner(c, relax)
+		r.maxInFlight, r.undoOnFailure = 4, true
+		p := newProvings(names...)
+		r.prove = p.proveUntilInterrupted
+		ctx, interrupt := context.WithCancel(context.Background())
+		errc := make(chan error)
+		go func() { errc <- r.run(ctx, &targets{pods: namedPods(names...)}) }()
+		p.inFlight()
+		p.results["a"] <- nil
+		if got := p.inFlight(); !slices.Equal(got, []string{"b", "c"}) {
+			t.Fatalf("in flight %v, want b and c", got)
+		}
+		interrupt()
+		if err := <-errc; !errors.Is(err, errReported) {
+			t.Errorf("run: %v, want it reported", err)
+		}
+		// The proofs that the interrupt left behind end.
+		p.results["b"] <- nil
+		p.results["c"] <- nil
+		for name, timeout := range map[string]int32{"a": 10, "b": 1, "c": 1, "d": 1} {
+			pod, err := c.CoreV1().Pods("ns").Get(context.Background(), name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := pod.Spec.Containers[0].LivenessProbe.TimeoutSeconds; got != timeout {
+				t.Errorf("pod/%s: liveness timeoutSeconds %d, want %d", name, got, timeout)
+			}
+		}
+		want := "error: interrupted\ndone (1): pod/a\nfailed (0): none\nput back, in flight when interrupted (2): pod/b pod/c\nnot started, left as they are (1): pod/d\n" +
+			"to put back the 1 Pod that this run changed: kubectl probe undo deployment/web -n ns --run " + testRun + "\n"
+		if !strings.Contains(errOut.String(), "interrupted: no more Pods change, and the 2 in flight are put back; Ctrl-C again quits at once\n") || !strings.HasSuffix(errOut.String(), want) {
+			t.Errorf("printed\n%s\nwant it to end in\n%s", errOut, want)
+		}
+	})
+}
+
+// An interrupt during the pre-check changes no Pod.
+func TestPrecheckInterrupted(t *testing.T) {
+	names := []string{"a", "b", "c"}
+	c := newCluster(namedPods(names...)...)
+	r, _, errOut := newRunner(c, relax)
+	ctx, interrupt := context.WithCancel(context.Background())
+	r.prober = proberFunc(func(ctx context.Context, pod *v1.Pod, _ *v1.Container, _ *v1.Probe) tried {
+		interrupt()
+		return tried{notTried: ctx.Err().Error()}
+	})
+	if err := r.run(ctx, &targets{pods: namedPods(names...)}); !errors.Is(err, errReported) {
+		t.Errorf("run: %v, want it reported", err)
+	}
+	if _, patches := c.sent(); len(patches) > 0 {
+		t.Errorf("patched %v after an interrupt in the pre-check", patches)
+	}
+	if got, want := errOut.String(), "error: interrupted: no Pod was changed\n"; got != want {
+		t.Errorf("printed %q, want %q", got, want)
+	}
+}
+
+// proberFunc is a prober of a function.
+type proberFunc func(ctx context.Context, pod *v1.Pod, c *v1.Container, probe *v1.Probe) tried
+
+func (f proberFunc) try(ctx context.Context, pod *v1.Pod, c *v1.Container, probe *v1.Probe) tried {
+	return f(ctx, pod, c, probe)
 }

@@ -44,13 +44,18 @@ type podRun struct {
 	cause  cause
 	tried  map[probeType]tried
 	// undone is set when the run put back the Pod's probes after its
-	// change failed.
+	// change failed, or was interrupted.
 	undone bool
+	// interrupted is set for a change in flight that an interrupt ended
+	// before it was proven (--undo-on-failure).
+	interrupted bool
+	// gone is set for a Pod deleted or recreated after its change.
+	gone bool
 }
 
 // changed says whether the run left the Pod with its change.
 func (pr *podRun) changed() bool {
-	return pr.result == resultChanged || pr.result == resultFailed && pr.stored != nil && !pr.undone
+	return pr.result == resultChanged || pr.stored != nil && pr.result != resultUnchanged && !pr.undone && !pr.gone
 }
 
 // runner carries out a change (set, disable, restore) on the target Pods.

@@ -441,6 +441,99 @@ func TestPluginRolloutInBatches(t *testing.T) {
 	}
 }
 
+// TestPluginInterruptAndUndo interrupts (SIGINT) a readiness change of the
+// 8 Pods of a Deployment while its second batch is in flight: no Pod
+// changes after it, the 2 in flight are proven to the end, and the command
+// lists the 3 Pods it changed, and the undo that puts them back, which
+// does.
+func TestPluginInterruptAndUndo(t *testing.T) {
+	f := pluginTest(t)
+	c := targetContainer(app, port)
+	c.ReadinessProbe = httpProbe("/readyz", port)
+	c.ReadinessProbe.FailureThreshold = 3
+	f.deployment("halt", 8, c, nil)
+	pods := f.readyPods("app=halt", 8)
+	names := sortedNames(pods)
+
+	cmd := f.probeCommand("set", "deployment/halt", "--readiness", "--get-url=http://:8080/readyz?v=2")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	var lines []string
+	scanner := bufio.NewScanner(r)
+	proven, set := 0, 0
+	for scanner.Scan() {
+		line := scanner.Text()
+		lines = append(lines, line)
+		switch {
+		case strings.Contains(line, "; the new readiness probe passed: "):
+			proven++
+		case strings.HasSuffix(line, " probes set"):
+			set++
+		}
+		// The first Pod is proven, and the 2 of the second batch are in
+		// flight.
+		if proven == 1 && set == 3 {
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			set++
+		}
+	}
+	err = cmd.Wait()
+	out := strings.Join(lines, "\n")
+	t.Logf("kubectl probe set deployment/halt, interrupted:\n%s", out)
+	undo := "kubectl probe undo deployment/halt -n " + f.ns + " --run "
+	for _, want := range []string{
+		"interrupted: no more Pods change, and the 2 in flight are proven first; Ctrl-C again quits at once",
+		"error: interrupted",
+		fmt.Sprintf("done (3): pod/%s pod/%s pod/%s", names[0], names[1], names[2]),
+		"not started, left as they are (5): ",
+		"to put back the 3 Pods that this run changed: " + undo,
+	} {
+		if err == nil || !strings.Contains(out, want) {
+			t.Errorf("the interrupted run (%v) does not say %q", err, want)
+		}
+	}
+	if n := strings.Count(out, " probes set"); n != 3 {
+		t.Errorf("%d Pods changed, want 3: none after the interrupt", n)
+	}
+	for _, name := range names[3:] {
+		if g := f.get(name).Generation; g != 1 {
+			t.Errorf("%s: generation %d, want 1: changed after the interrupt", name, g)
+		}
+	}
+
+	// The undo that the run printed puts the 3 Pods back.
+	var args []string
+	for _, line := range lines {
+		if i := strings.Index(line, undo); i >= 0 {
+			args = strings.Fields(strings.TrimPrefix(line[i:], "kubectl probe "))
+		}
+	}
+	if args == nil {
+		t.Fatal("the run printed no undo")
+	}
+	out, err = f.kubectlProbe(args...)
+	if err != nil || strings.Count(out, " probes put back") != 3 {
+		t.Errorf("%s (%v) did not put back 3 Pods:\n%s", strings.Join(args, " "), err, out)
+	}
+	for _, name := range names {
+		if path := f.readinessPath(name); path != "/readyz" {
+			t.Errorf("%s: readiness path %q after the undo, want /readyz", name, path)
+		}
+		if p := f.get(name); restarts(p, app) != 0 || containerID(p, app) != pods[name] {
+			t.Errorf("%s: the container did not keep running: %s", name, describe(p))
+		}
+	}
+}
+
 // TestMeasurePluginRollout measures kubectl probe set on the 50 Pods of a
 // Deployment whose readiness probe has a 10s period and failureThreshold 3
 // (a failure window of 3 × (10s + 1s) and 5s, 38s): the wall time, and the
