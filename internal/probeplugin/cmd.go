@@ -252,13 +252,11 @@ func (o *changeOptions) run(cmd *cobra.Command, args []string, ch change) error 
 		r.prober = &clientProber{client: client, config: config, access: newAccess(client)}
 	}
 	if o.wait && dryRun == "" {
-		r.prove = (&prover{client: client, timeout: o.waitTimeout, margin: readinessMargin}).prove
+		r.prove = (&prover{client: client, timeout: o.waitTimeout, margin: proofMargin}).prove
 	}
 	err = r.run(ctx, t)
 	if dryRun == "" && r.changed() {
-		for _, w := range t.workloads {
-			fmt.Fprintf(o.ErrOut, "%s: its Pod template is unchanged; Pods that replace these get the template's probes\n", w)
-		}
+		r.report.templatesUnchanged(t.workloads)
 	}
 	return err
 }
@@ -283,10 +281,10 @@ func (o *changeOptions) undoCommand(args []string, namespace, id string) *undoCo
 	return u
 }
 
-// readinessMargin is added to a readiness probe's failure window (see
-// prover): the time for the kubelet to publish the container's Ready
-// state, and for it to reach kubectl probe.
-const readinessMargin = 5 * time.Second
+// proofMargin is added to a new probe's failure window (see prover): the
+// time for the kubelet to publish the container's state and the probe's
+// events, and for them to reach kubectl probe.
+const proofMargin = 5 * time.Second
 
 func newCmdSet(f cmdutil.Factory, configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := newChangeOptions(f, configFlags, streams, "probes set")

@@ -39,7 +39,7 @@ func (r *runner) precheck(ctx context.Context, active []*podRun) ([]*podRun, err
 		for _, pr := range active {
 			pr.result, pr.reason = resultSkipped, "not changed: the run was interrupted"
 		}
-		r.report.warnf("error: interrupted: no Pod was changed\n")
+		r.report.interruptedBeforeChanges()
 		return nil, errReported
 	}
 
@@ -92,7 +92,7 @@ func (r *runner) check(ctx context.Context, pr *podRun) {
 				pr.result, pr.cause = resultFailed, cause{text: fmt.Sprintf("cannot read the template it was created from, to check the kept probes against: %v; --force restores them unchecked", err)}
 				return
 			}
-			r.report.warnf("warning: pod/%s: cannot read the template it was created from: %v\n", pr.pod.Name, err)
+			r.report.templateUnread(pr, err)
 		}
 		pr.template = template
 	}

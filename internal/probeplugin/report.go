@@ -42,6 +42,45 @@ func (p *reporter) warnf(format string, args ...any) {
 	fmt.Fprintf(p.errOut, format, args...)
 }
 
+// templateUnread warns that the template of a Pod could not be read.
+func (p *reporter) templateUnread(pr *podRun, err error) {
+	p.warnf("warning: pod/%s: cannot read the template it was created from: %v\n", pr.pod.Name, err)
+}
+
+// interruptedBeforeChanges says that an interrupt ended the run before it
+// changed a Pod.
+func (p *reporter) interruptedBeforeChanges() {
+	p.warnf("error: interrupted: no Pod was changed\n")
+}
+
+// proven says what proved a Pod's change.
+func (p *reporter) proven(pr *podRun, how string) {
+	p.warnf("pod/%s: %s\n", pr.pod.Name, how)
+}
+
+// gone says that a Pod was deleted or recreated after its change.
+func (p *reporter) gone(pr *podRun, reason string) {
+	p.warnf("pod/%s: changed, then %s\n", pr.pod.Name, reason)
+}
+
+// undone says that a Pod's change was put back.
+func (p *reporter) undone(pr *podRun) {
+	p.warnf("pod/%s: undone: its probes are as they were before\n", pr.pod.Name)
+}
+
+// undoFailed says why a Pod's change could not be put back.
+func (p *reporter) undoFailed(pr *podRun, err error) {
+	p.warnf("error: pod/%s: undoing the change: %v\n", pr.pod.Name, err)
+}
+
+// templatesUnchanged reminds that the workloads' templates keep their
+// probes.
+func (p *reporter) templatesUnchanged(workloads []string) {
+	for _, w := range workloads {
+		p.warnf("%s: its Pod template is unchanged; Pods that replace these get the template's probes\n", w)
+	}
+}
+
 // pod prints a Pod's result as -o asks, as it is known: -o json and yaml
 // print every result at the end instead.
 func (p *reporter) pod(pr *podRun) {

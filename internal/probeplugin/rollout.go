@@ -143,7 +143,7 @@ func (r *runner) one(ctx, proofs context.Context, pr *podRun) {
 	switch {
 	case errors.As(err, &gone):
 		pr.result, pr.reason, pr.gone = resultSkipped, "changed, then "+gone.reason, true
-		r.report.warnf("pod/%s: changed, then %s\n", pr.pod.Name, gone.reason)
+		r.report.gone(pr, gone.reason)
 		return
 	case err != nil && proofs.Err() != nil:
 		// Interrupted, with --undo-on-failure.
@@ -159,7 +159,7 @@ func (r *runner) one(ctx, proofs context.Context, pr *podRun) {
 		r.undo(ctx, pr)
 		return
 	}
-	r.report.warnf("pod/%s: %s\n", pr.pod.Name, proven)
+	r.report.proven(pr, proven)
 	return
 }
 
@@ -172,10 +172,10 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 	}
 	res, err := r.patcher.apply(ctx, pr.stored, pr.container, undoChange{original: pr.pod, changed: pr.stored}, nil, false)
 	if err != nil {
-		r.report.warnf("error: pod/%s: undoing the change: %v\n", pr.pod.Name, err)
+		r.report.undoFailed(pr, err)
 		return
 	}
 	pr.stored, pr.undone = res.stored, true
 	pr.reason += "; undone"
-	r.report.warnf("pod/%s: undone: its probes are as they were before\n", pr.pod.Name)
+	r.report.undone(pr)
 }
