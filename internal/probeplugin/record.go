@@ -54,20 +54,21 @@ type containerState struct {
 	Disabled map[probeType]*v1.Probe `json:"disabled,omitempty"`
 }
 
-// stateOf returns the state of the Pod's container c.
+// stateOf returns the state of the Pod's container c. When the Pod's kept
+// probes cannot be read, it returns the container's probes, and the error.
 func stateOf(pod *v1.Pod, c *v1.Container) (containerState, error) {
-	kept, err := readKept(pod)
-	if err != nil {
-		return containerState{}, err
-	}
 	s := containerState{Probes: map[probeType]*v1.Probe{}, Disabled: map[probeType]*v1.Probe{}}
 	for _, t := range probeTypes {
 		if p := *t.of(c); p != nil {
 			s.Probes[t] = p.DeepCopy()
 		}
-		if p := kept[c.Name][t]; p != nil {
-			s.Disabled[t] = p.DeepCopy()
-		}
+	}
+	kept, err := readKept(pod)
+	if err != nil {
+		return s, err
+	}
+	for t, p := range kept[c.Name] {
+		s.Disabled[t] = p.DeepCopy()
 	}
 	return s, nil
 }
@@ -147,16 +148,16 @@ func unwrap(ch change) change {
 }
 
 func (r recorded) apply(pod *v1.Pod, c *v1.Container, template *podTemplate) error {
-	before, err := stateOf(pod, c)
-	if err != nil {
-		return err
-	}
+	// Kept probes that cannot be read do not keep set from changing a
+	// probe in an incident: the record then has the probes only, and undo
+	// says why it cannot check the kept ones.
+	before, _ := stateOf(pod, c)
 	if err := r.change.apply(pod, c, template); err != nil {
 		return err
 	}
-	after, err := stateOf(pod, c)
-	if err != nil || after.equal(before) {
-		return err
+	after, _ := stateOf(pod, c)
+	if after.equal(before) {
+		return nil
 	}
 	record := &runRecord{Version: recordVersion, Run: r.run, Time: metav1.NewTime(r.time), Container: c.Name, Before: before, After: after}
 	// A Pod whose record cannot be read gets a new one: the change is

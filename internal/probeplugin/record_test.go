@@ -273,3 +273,19 @@ func TestShellJoin(t *testing.T) {
 		t.Errorf("shellJoin = %s, want %s", got, want)
 	}
 }
+
+// Kept probes that cannot be read do not keep set from changing a probe.
+func TestRecordedWithUnreadableKept(t *testing.T) {
+	pod := webPod()
+	pod.Annotations = map[string]string{keptAnnotation: "not JSON"}
+	changed, err := applyChange(t, pod, recorded{change: relax, run: "r1", time: time.Now()}, nil)
+	if err != nil {
+		t.Fatalf("set with kept probes that cannot be read: %v", err)
+	}
+	if r, err := readRecord(changed); err != nil || r == nil || r.After.Probes[liveness].TimeoutSeconds != 10 {
+		t.Errorf("record %+v, %v", r, err)
+	}
+	if _, err := applyChange(t, changed, undoRun{run: "r1", undoneBy: "u1"}, nil); err == nil || !strings.Contains(err.Error(), "annotation "+keptAnnotation+" is not what kubectl probe disable writes") {
+		t.Errorf("undo: %v, want it to say that the kept probes cannot be read", err)
+	}
+}

@@ -35,8 +35,11 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		proofs = ctx
 	}
 	var inFlight atomic.Int32
-	stop := context.AfterFunc(ctx, func() { r.report.interrupted(int(inFlight.Load()), r.undoOnFailure, r.undoCmd) })
-	defer stop()
+	said := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		r.report.interrupted(int(inFlight.Load()), r.undoOnFailure, r.undoCmd)
+		close(said)
+	})
 	var (
 		failed *podRun
 		next   int
@@ -63,7 +66,11 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 			break
 		}
 	}
-	interrupted := ctx.Err() != nil
+	// What the run does about an interrupt is said before how it ended.
+	interrupted := !stop()
+	if interrupted {
+		<-said
+	}
 	if failed == nil && !interrupted {
 		for _, pr := range runs {
 			if pr.result == resultChanged || pr.result == resultUnchanged {
@@ -160,7 +167,6 @@ func (r *runner) one(ctx, proofs context.Context, pr *podRun) {
 		return
 	}
 	r.report.proven(pr, proven)
-	return
 }
 
 // undo puts back the probes of a Pod whose change failed, with
