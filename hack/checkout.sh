@@ -122,6 +122,18 @@ create_base() {
       "${mod}" "${served#*@}" "$(module_field GoModSum "${served}")" >>"${tmp}/go.work.sum"
   done
 
+  # The base of the series for master: master is the next release once the
+  # last one is branched, and upstream then raises DefaultKubeBinaryVersion,
+  # a one-line change, so that gates can be registered at the next release.
+  local binary=""
+  if [[ -n "${KUBE_BINARY_VERSION:-}" ]]; then
+    local base_go="${tmp}/staging/src/k8s.io/component-base/version/base.go"
+    sed -i -E "s/^(\s*DefaultKubeBinaryVersion = )\"[0-9.]+\"/\1\"${KUBE_BINARY_VERSION}\"/" "${base_go}"
+    grep -qE "^\s*DefaultKubeBinaryVersion = \"${KUBE_BINARY_VERSION}\"" "${base_go}" ||
+      kep::log::error_exit "could not set DefaultKubeBinaryVersion to ${KUBE_BINARY_VERSION} in ${base_go#"${tmp}/"}"
+    binary=" DefaultKubeBinaryVersion is ${KUBE_BINARY_VERSION}, as upstream sets it on master once the release before is branched."
+  fi
+
   # Module zips do not keep file modes, so upstream's scripts are run with bash.
   git -C "${tmp}" init -q -b master
   git -C "${tmp}" config core.autocrlf false
@@ -132,7 +144,7 @@ create_base() {
   git -C "${tmp}" add -A -f .
   GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
     git -C "${tmp}" commit -q -m "upstream ${KUBE_VERSION}" \
-    -m "${KUBE_MODULE}@${KUBE_VERSION} and its staging modules at ${STAGING_VERSION}, from the Go module proxy. The proxy does not serve ${STAGING_UNSERVED}. Dropped from go.work and go.mod: ${dropped[*]:-none}. Stand-in modules, because go.mod requires them (cmd/standin of the KEP-6318 harness): ${standins[*]:-none}. Replaced in go.work by a version the proxy serves: ${MODULE_SUBSTITUTES:-none}."
+    -m "${KUBE_MODULE}@${KUBE_VERSION} and its staging modules at ${STAGING_VERSION}, from the Go module proxy. The proxy does not serve ${STAGING_UNSERVED}. Dropped from go.work and go.mod: ${dropped[*]:-none}. Stand-in modules, because go.mod requires them (cmd/standin of the KEP-6318 harness): ${standins[*]:-none}. Replaced in go.work by a version the proxy serves: ${MODULE_SUBSTITUTES:-none}.${binary}"
   git -C "${tmp}" tag "${BASE_TAG}"
   mv "${tmp}" "${KUBE_ROOT}"
 }

@@ -11,7 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # that a package whose inputs are those of HEAD gets make test's result from
 # Go's test cache instead of running again.
 kep::golang::test_flags 60m
-integration_flags=("${GO_TEST_FLAGS[@]}")
+INTEGRATION_FLAGS=("${GO_TEST_FLAGS[@]}")
 kep::golang::test_flags 30m
 
 kep::tree::ensure_checkout
@@ -32,23 +32,7 @@ for commit in "${commits[@]}"; do
   name="$(printf '%04d' "${n}") \"$(kep::tree::git log -1 --format=%s "${commit}")\""
   kep::log::status "series: ${name} ($((SECONDS / 60)) min so far)"
   git -C "${scratch}" checkout -q --detach "${commit}"
-  # What the commit changes, as make test derives it from the tree.
-  files=$(kep::tree::changed_files "${scratch}" "${commit}~1")
-  pkgs=$(kep::tree::packages_of "${scratch}" <<<"${files}")
-  if [[ -z "${pkgs}" ]]; then
-    kep::log::status "series: ${name} changes no Go package"
-    continue
-  fi
-  # shellcheck disable=SC2086 # one package a line, no spaces
-  kep::golang::split_packages ${pkgs}
-  # go vet has checked the packages and their tests; go test would run a
-  # subset of its checks again. go vet builds the node e2e suite; its specs
-  # need a node (make test-node).
-  # shellcheck disable=SC2086
-  if ! (cd "${scratch}" && go vet "${TRIMPATH}" ${pkgs} &&
-    { ((${#UNIT_PACKAGES[@]} == 0)) || go test "${TRIMPATH}" -vet=off "${GO_TEST_FLAGS[@]}" "${UNIT_PACKAGES[@]}"; } &&
-    { ((${#INTEGRATION[@]} == 0)) || kep::golang::test_integration -vet=off "${integration_flags[@]}" "${INTEGRATION[@]}"; }); then
+  kep::golang::test_change "${scratch}" "${commit}~1" "series: ${name}" ||
     kep::log::error_exit "${name}: its packages do not pass on their own. Fix that commit in ${TREE} so that each commit builds and passes, then run 'make patches'."
-  fi
 done
 kep::log::status "series: every patch builds and passes the tests of the packages it changes"

@@ -86,3 +86,27 @@ kep::golang::build_etcd() {
   (cd "${KUBE_ROOT}" && go build -o "${BIN}/etcd" go.etcd.io/etcd/server/v3)
 }
 
+# kep::golang::test_change ROOT FROM NAME runs go vet and go test, integration
+# tests included, on the packages that the checkout ROOT changes since the
+# commit FROM, as make test-series does for each commit and make pr for each
+# pull request. NAME says what is tested in its messages. It fails when a
+# package does not pass. The caller has set GO_TEST_FLAGS (test_flags 30m) and
+# INTEGRATION_FLAGS (test_flags 60m), and built etcd.
+kep::golang::test_change() {
+  local root=$1 from=$2 name=$3 files pkgs
+  files=$(kep::tree::changed_files "${root}" "${from}") || return
+  pkgs=$(kep::tree::packages_of "${root}" <<<"${files}") || return
+  if [[ -z "${pkgs}" ]]; then
+    kep::log::status "${name} changes no Go package"
+    return 0
+  fi
+  # shellcheck disable=SC2086 # one package a line, no spaces
+  kep::golang::split_packages ${pkgs}
+  # go vet has checked the packages and their tests; go test would run a
+  # subset of its checks again. go vet builds the node e2e suite; its specs
+  # need a node (make test-node).
+  # shellcheck disable=SC2086
+  (cd "${root}" && go vet "${TRIMPATH}" ${pkgs} &&
+    { ((${#UNIT_PACKAGES[@]} == 0)) || go test "${TRIMPATH}" -vet=off "${GO_TEST_FLAGS[@]}" "${UNIT_PACKAGES[@]}"; } &&
+    { ((${#INTEGRATION[@]} == 0)) || kep::golang::test_integration -vet=off "${INTEGRATION_FLAGS[@]}" "${INTEGRATION[@]}"; })
+}

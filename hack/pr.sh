@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Writes the series as the stack of pull requests upstream takes it as,
+# releases/BASE/prs.md: a branch per pull request in the tree, each on the one
+# before it (kep-6318/NN-NAME), with the submitter as the author and committer
+# of every commit and as the feature gate's owner, and the text of each pull
+# request, _output/pr/BASE/NN-NAME.md. Then it checks that each branch builds
+# and passes, on its own, the tests of the packages it changes, as make
+# test-series does for each commit: a prefix of the stack must work without
+# the rest.
+#
+# The submitter's name, e-mail and GitHub handle are asked for once, on the
+# terminal, and kept in _output/pr-identity (three lines). It refuses to write
+# anything without them, or with a placeholder in them, in a commit or in a
+# pull request's text.
+set -euo pipefail
+# shellcheck source=hack/lib/init.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+
+prs="${RELEASE}/prs.md"
+[[ -f "${prs}" ]] || kep::log::error_exit "releases/${BASE} has no prs.md: its series is not sent as pull requests."
+identity="${OUTPUT}/pr-identity"
+
+# Placeholders that no pull request may carry.
+PLACEHOLDERS='PLACEHOLDER|@GATE_VERSION@|TODO\(submitter\)|<your |kubernetes\.invalid'
+
+# ask_identity asks for the submitter's identity on the terminal, once.
+ask_identity() {
+  [[ -t 0 ]] || kep::log::error_exit "make pr needs the submitter's name, e-mail and GitHub handle, for the commits and the feature gate's owner: run it on a terminal, which asks for them once, or write them to ${identity#"${ROOT}/"}, one a line."
+  local name email handle
+  read -rp "Your name, as in the commits: " name
+  read -rp "Your e-mail, as in the commits (the one your CLA is signed with): " email
+  read -rp "Your GitHub handle, without @: " handle
+  mkdir -p "${OUTPUT}"
+  printf '%s\n%s\n%s\n' "${name}" "${email}" "${handle}" >"${identity}"
+}
+
+[[ -f "${identity}" ]] || ask_identity
+{ read -r NAME && read -r EMAIL && read -r HANDLE; } <"${identity}" ||
+  kep::log::error_exit "${identity#"${ROOT}/"} must hold three lines: your name, your e-mail and your GitHub handle."
+[[ -n "${NAME}" && ! "${NAME}" =~ ${PLACEHOLDERS}|^(TODO|TBD|name)$ ]] ||
+  kep::log::error_exit "the submitter's name in ${identity#"${ROOT}/"} is empty or a placeholder ('${NAME}')."
+[[ "${EMAIL}" =~ ^[^@[:space:]]+@[^@[:space:]]+\.[^@[:space:]]+$ && ! "${EMAIL}" =~ \.(invalid|example|test|local)$|@example\.(com|org|net)$ ]] ||
+  kep::log::error_exit "the submitter's e-mail in ${identity#"${ROOT}/"} ('${EMAIL}') is not one a CLA check accepts."
+[[ "${HANDLE}" =~ ^[A-Za-z0-9]([A-Za-z0-9-]{0,38})$ && ! "${HANDLE}" =~ ^(PLACEHOLDER|TODO|TBD)$ ]] ||
+  kep::log::error_exit "the submitter's GitHub handle in ${identity#"${ROOT}/"} ('${HANDLE}') is not a GitHub handle."
+
+kep::tree::ensure_checkout
+work=$(kep::tree::unexported_work)
+[[ -z "${work}" ]] || kep::log::error_exit "${TREE} holds work that is not in ${SERIES}/: run 'make patches BASE=${BASE}' first, so that the pull requests are the series."
+
+# The series' commits, in order.
+commits=()
+kep::util::lines commits kep::tree::git rev-list --reverse "$(kep::tree::base_commit)..HEAD"
+
+# The pull requests: NUMBER NAME FIRST LAST, one a line.
+pr_list() {
+  awk '
+    /^## [0-9]+\. / { n = $2; sub(/\.$/, "", n); name = $3 }
+    /^- commits: / && n { split($3, r, "-"); print n, name, r[1], (r[2] == "" ? r[1] : r[2]); n = "" }
+  ' "${prs}"
+}
+
+# pr_field N FIELD prints the FIELD line (title, labels) of pull request N.
+pr_field() {
+  awk -v n="$1" -v f="$2" '
+    /^## [0-9]+\. / { cur = $2; sub(/\.$/, "", cur) }
+    cur == n && index($0, "- " f ": ") == 1 { sub("^- " f ": ", ""); print; exit }
+  ' "${prs}"
+}
+
+# pr_body N prints the text of pull request N: what follows its list of fields.
+pr_body() {
+  awk -v n="$1" '
+    /^## [0-9]+\. / { cur = $2; sub(/\.$/, "", cur); started = 0; next }
+    cur != n { next }
+    !started && /^- (commits|labels|title): / { next }
+    !started && /^$/ { next }
+    { started = 1; print }
+  ' "${prs}"
+}
+
+kep::util::lines prlines pr_list
+((${#prlines[@]})) || kep::log::error_exit "releases/${BASE}/prs.md names no pull request ('## N. name' and '- commits: FIRST-LAST')."
+expected=1
+for line in "${prlines[@]}"; do
+  read -r n name first last <<<"${line}"
+  ((first == expected && last >= first && last <= ${#commits[@]})) ||
+    kep::log::error_exit "releases/${BASE}/prs.md: pull request ${n} (${name}) has commits ${first}-${last}; the pull requests must take the ${#commits[@]} commits of ${SERIES}/ in order, each once."
+  expected=$((last + 1))
+done
+((expected == ${#commits[@]} + 1)) ||
+  kep::log::error_exit "releases/${BASE}/prs.md leaves commits ${expected}-${#commits[@]} of ${SERIES}/ in no pull request."
+
+out="${OUTPUT}/pr/${BASE}"
+rm -rf "${out}"
+mkdir -p "${out}"
+export GIT_AUTHOR_NAME="${NAME}" GIT_AUTHOR_EMAIL="${EMAIL}" GIT_COMMITTER_NAME="${NAME}" GIT_COMMITTER_EMAIL="${EMAIL}"
+current=$(kep::tree::git symbolic-ref -q --short HEAD || kep::tree::git rev-parse HEAD)
+restore() { kep::tree::git checkout -q "${current}"; }
+trap restore EXIT
+
+parent=$(kep::tree::base_commit)
+branches=()
+for line in "${prlines[@]}"; do
+  read -r n name first last <<<"${line}"
+  branch="kep-6318/$(printf '%02d' "${n}")-${name}"
+  kep::tree::git checkout -q -B "${branch}" "${parent}"
+  for ((i = first; i <= last; i++)); do
+    commit=${commits[i - 1]}
+    kep::tree::git cherry-pick -q --allow-empty "${commit}" >/dev/null
+    # The feature gate's owner is the submitter.
+    if kep::tree::git show --format= --name-only HEAD | grep -qx pkg/features/kube_features.go &&
+      grep -q '^	// owner: .*$' "${KUBE_ROOT}/pkg/features/kube_features.go"; then
+      sed -i "/^	\/\/ owner: /{N;/kep.k8s.io\/6318/s|// owner: [^\n]*|// owner: @${HANDLE}|}" "${KUBE_ROOT}/pkg/features/kube_features.go"
+      kep::tree::git add pkg/features/kube_features.go
+    fi
+    kep::tree::git commit -q --amend --no-edit --reset-author --allow-empty
+  done
+  {
+    printf '# %s\n\n' "$(pr_field "${n}" title)"
+    printf 'Branch: %s, on %s\n\n' "${branch}" "$( ((n == 1)) && echo "${BASE_TAG}" || echo "${branches[-1]}")"
+    for label in $(pr_field "${n}" labels | tr ',' ' '); do
+      printf '/%s %s\n' "${label%%/*}" "${label#*/}"
+    done
+    echo
+    pr_body "${n}"
+  } >"${out}/$(printf '%02d' "${n}")-${name}.md"
+  branches+=("${branch}")
+  parent=${branch}
+  kep::log::status "pr: ${branch}: commits ${first}-${last}, $(pr_field "${n}" title)"
+done
+restore
+trap - EXIT
+
+# Nothing written may carry a placeholder.
+if grep -nE "${PLACEHOLDERS}" "${out}"/*.md >&2 ||
+  kep::tree::git log --format='%an <%ae>%n%B' "$(kep::tree::base_commit)..${branches[-1]}" | grep -nE "${PLACEHOLDERS}" >&2 ||
+  kep::tree::git diff "$(kep::tree::base_commit)" "${branches[-1]}" | grep -E '^\+' | grep -nE "${PLACEHOLDERS}" >&2; then
+  kep::log::error_exit "the pull requests carry a placeholder (above): fix releases/${BASE}/prs.md or the series."
+fi
+owner=$(kep::tree::git show "${branches[-1]}:pkg/features/kube_features.go" | grep -B1 -A1 'kep.k8s.io/6318' | grep -o 'owner: @[A-Za-z0-9-]*' || true)
+[[ "${owner}" == "owner: @${HANDLE}" ]] ||
+  kep::log::error_exit "the feature gate's owner on ${branches[-1]} is '${owner}', not the submitter @${HANDLE}."
+
+# Each branch on its own: the packages it changes since the branch before it
+# build and pass.
+kep::golang::test_flags 60m
+INTEGRATION_FLAGS=("${GO_TEST_FLAGS[@]}")
+kep::golang::test_flags 30m
+kep::golang::build_etcd
+scratch="${OUTPUT}/pr-check"
+trap 'kep::tree::remove_worktree "${scratch}"' EXIT
+kep::tree::new_worktree "${scratch}" "$(kep::tree::base_commit)"
+parent=$(kep::tree::base_commit)
+for branch in "${branches[@]}"; do
+  git -C "${scratch}" checkout -q --detach "${branch}"
+  kep::golang::test_change "${scratch}" "${parent}" "pr: ${branch}" ||
+    kep::log::error_exit "${branch} does not pass on its own, on the branches before it: fix its commits in ${TREE}, 'make patches BASE=${BASE}', and run 'make pr BASE=${BASE}' again."
+  kep::log::status "pr: ${branch} builds and passes the tests of what it changes, on its own"
+  parent=${branch}
+done
+kep::log::status "pr: ${#branches[@]} branches in ${TREE} (kep-6318/*), by ${NAME} <${EMAIL}>; their texts in ${out#"${ROOT}/"}/. Push them to your fork in this order, and open each pull request on the one before."
