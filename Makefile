@@ -4,7 +4,7 @@
 SHELL := /usr/bin/env bash
 WHAT ?=
 
-.PHONY: checkout patches port test test-e2e test-integration test-node test-docs test-upstream-e2e measure-node test-series test-differential test-fuzz bench verify update-generated build install-plugin run node-up node-down clean help
+.PHONY: checkout patches port pr test test-e2e test-integration test-node test-docs test-upstream-e2e measure-node test-series test-differential test-fuzz bench verify update-generated build install-plugin run node-up node-down clean help
 
 # A bare make prints the targets and the settings.
 .DEFAULT_GOAL := help
@@ -16,7 +16,7 @@ help: ## Show the targets and the settings.
 
 # The settings, every one the harness reads (make verify checks it): upstream's
 # names where upstream has the setting, KEP_ otherwise.
-#: BASE             the upstream base, a folder of releases/ (default 1.37; 1.38 for the series that goes to master)
+#: BASE             the upstream base, a folder of releases/ (default 1.37; 1.38 for release-1.38; master for a pull request to master)
 #: WHAT             what to run: make test, test-integration: packages (./pkg/...); make build: commands (cmd/...);
 #:                  make verify: checks (gofmt, hygiene, ...: hack/verify-*.sh); make update-generated: steps;
 #:                  make test-upstream-e2e: configurations (on off base); make test-docs: another copy of the guide
@@ -42,6 +42,9 @@ patches: ## Export the commits of _output/kubernetes into the series, releases/1
 
 port: ## Carry what changed in the 1.37 series into the series ported from it (BASE=1.38), and record it.
 	@hack/port.sh
+
+pr: ## Write the series as its stack of pull requests (releases/BASE/prs.md): a branch each in the tree, by you, and their texts in _output/pr/BASE; check each branch on its own.
+	@hack/pr.sh
 
 test: ## Run the project's tests and the harness's, upstream's unit tests of what _output/kubernetes changes, the differential test, the integration tests and the black-box suite (WHAT=./pkg/...: the project's tests and go test of WHAT only).
 	@WHAT="$(WHAT)" hack/test.sh

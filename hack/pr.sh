@@ -107,7 +107,7 @@ for line in "${prlines[@]}"; do
   kep::tree::git checkout -q -B "${branch}" "${parent}"
   for ((i = first; i <= last; i++)); do
     commit=${commits[i - 1]}
-    kep::tree::git cherry-pick -q --allow-empty "${commit}" >/dev/null
+    kep::tree::git cherry-pick --allow-empty "${commit}" >/dev/null
     # The feature gate's owner is the submitter.
     if kep::tree::git show --format= --name-only HEAD | grep -qx pkg/features/kube_features.go &&
       grep -q '^	// owner: .*$' "${KUBE_ROOT}/pkg/features/kube_features.go"; then
@@ -119,11 +119,13 @@ for line in "${prlines[@]}"; do
   {
     printf '# %s\n\n' "$(pr_field "${n}" title)"
     printf 'Branch: %s, on %s\n\n' "${branch}" "$( ((n == 1)) && echo "${BASE_TAG}" || echo "${branches[-1]}")"
-    for label in $(pr_field "${n}" labels | tr ',' ' '); do
-      printf '/%s %s\n' "${label%%/*}" "${label#*/}"
-    done
-    echo
     pr_body "${n}"
+    # The kinds are in the text's first section; the other labels are set
+    # with Prow's commands.
+    echo
+    for label in $(pr_field "${n}" labels | tr ',' ' '); do
+      [[ "${label}" == kind/* ]] || printf '/%s %s\n' "${label%%/*}" "${label#*/}"
+    done
   } >"${out}/$(printf '%02d' "${n}")-${name}.md"
   branches+=("${branch}")
   parent=${branch}

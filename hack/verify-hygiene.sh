@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Checks that each patch of every series reads like an upstream commit: its
-# subject starts with "KEP-6318: ", it has a body, it carries no Change-Id
-# and no path of a local machine, and its author is the project's
-# maintainers (SERIES_AUTHOR_*, which 'make patches' writes). The feature
-# gate's owner is a GitHub handle, or marked as a placeholder to fill in for
-# the pull request.
+# subject starts with "KEP-6318: ", or, for the fixes of upstream bugs that
+# the series carries without the feature gate, with the component ("kubelet: "),
+# as upstream's commits do; it has a body, it carries no Change-Id, no path of
+# a local machine and no placeholder, and its author is the project's
+# maintainers (SERIES_AUTHOR_*, which 'make patches' writes; 'make pr' puts
+# the submitter's name there). The feature gate's owner is a GitHub handle.
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
@@ -27,12 +28,15 @@ for f in "${files[@]}"; do
   name=${f#"${ROOT}/"}
   subject=$(git mailinfo /dev/null /dev/null <"${f}" | sed -n 's/^Subject: //p')
   body=$(sed -n '/^$/,/^---$/p' "${f}" | sed '1d;$d' | grep -c '[^[:space:]]' || true)
-  [[ "${subject}" == "KEP-6318: "* ]] ||
-    fail "${name}: the subject must start with 'KEP-6318: ' (got '${subject}'). Reword the commit in its tree and run 'make patches'."
+  [[ "${subject}" =~ ^(KEP-6318|kubelet):\  ]] ||
+    fail "${name}: the subject must start with 'KEP-6318: ', or 'kubelet: ' for a fix of upstream that needs no feature gate (got '${subject}'). Reword the commit in its tree and run 'make patches'."
   ((body > 0)) ||
     fail "${name}: the commit message has no body; say why the change is made. Reword it in its tree and run 'make patches'."
   if grep -nE '^Change-Id:|/(work|home|root|tmp|Users)/' "${f}" | grep -v '^[0-9]*:[-+ ]' >&2; then
     fail "${name}: the commit message has a Change-Id or a local path (above)."
+  fi
+  if grep -nE 'PLACEHOLDER|TODO\((you|submitter)\)|@GATE_VERSION@' "${f}" >&2; then
+    fail "${name}: a placeholder (above): the series is what upstream gets."
   fi
 done
 
@@ -42,7 +46,9 @@ if [[ -n "${authors}" ]]; then
   fail "the patches above are not by '${SERIES_AUTHOR_NAME} <${SERIES_AUTHOR_EMAIL}>', the series' one author. Run 'make patches' (it writes that author), and commit."
 fi
 
-if ! cat "${PATCHES}"/*.patch | grep -E '^\+\s*// owner: ' | grep -qE 'owner: (@[A-Za-z0-9-]+$|@PLACEHOLDER \()'; then
-  fail "the feature gate's 'owner:' comment must name a GitHub handle, or say '@PLACEHOLDER (...)' until the PR is sent."
-fi
+for release in $(kep::tree::releases); do
+  if ! cat "$(kep::tree::release_patches "${release}")"/*.patch | grep -E -A1 '^\+\s*// owner: ' | grep -B1 'kep.k8s.io/6318' | grep -qE '^\+\s*// owner: @[A-Za-z0-9-]+$'; then
+    fail "the ${release} series: the feature gate's 'owner:' comment must name a GitHub handle ('make pr' puts the submitter's there)."
+  fi
+done
 ((failed == 0)) || exit 1

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Upstream's verify scripts (hack/verify-NAME.sh) that cover what the series
-# changes and run offline, inside the tree.
+# changes and run offline, inside the tree, and inside the tree at the end of
+# each port chain (master), whose gate is registered at another release
+# (hack/verify-generated.sh says why the series in between is not checked
+# again).
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
@@ -9,13 +12,32 @@ UPSTREAM_VERIFY=(featuregates test-featuregates non-mutating-validation)
 
 kep::tree::ensure_checkout
 failed=()
-for name in "${UPSTREAM_VERIFY[@]}"; do
-  kep::log::status "upstream: hack/verify-${name}.sh"
-  if ! (cd "${KUBE_ROOT}" && bash "hack/verify-${name}.sh"); then
-    update="hack/update-${name}.sh"
-    [[ -f "${KUBE_ROOT}/${update}" ]] || update="the change it reports"
-    printf "!!! upstream verify-%s: run '%s' inside %s, amend the patch it belongs to, and run 'make patches'.\n" "${name}" "${update}" "${TREE}" >&2
-    failed+=("${name}")
+# verify_tree BASE ROOT runs upstream's scripts inside the tree ROOT of BASE.
+verify_tree() {
+  local base=$1 root=$2 name update
+  for name in "${UPSTREAM_VERIFY[@]}"; do
+    kep::log::status "upstream: hack/verify-${name}.sh in ${root#"${ROOT}/"}"
+    if ! (cd "${root}" && bash "hack/verify-${name}.sh"); then
+      update="hack/update-${name}.sh"
+      [[ -f "${root}/${update}" ]] || update="the change it reports"
+      printf "!!! upstream verify-%s: run '%s' inside %s, amend the patch it belongs to, and run 'make patches BASE=%s'.\n" "${name}" "${update}" "${root#"${ROOT}/"}" "${base}" >&2
+      failed+=("${base}: ${name}")
+    fi
+  done
+}
+verify_tree "${BASE}" "${KUBE_ROOT}"
+for release in $(kep::tree::port_leaves); do
+  if ! BASE="${release}" KEP_KUBE_ROOT='' "${ROOT}/hack/checkout.sh"; then
+    failed+=("${release}: checkout")
+    continue
   fi
+  # The tree's own Go: upstream's scripts build with it.
+  (
+    # shellcheck disable=SC1090 # the release's pin
+    source "$(kep::tree::release_patches "${release}")/../upstream.env"
+    export GOTOOLCHAIN="${KUBE_GOTOOLCHAIN}"
+    verify_tree "${release}" "${OUTPUT}/${KUBE_TREE}"
+    ((${#failed[@]} == 0))
+  ) || failed+=("${release}")
 done
-((${#failed[@]} == 0)) || kep::log::error_exit "upstream: hack/verify-{${failed[*]}}.sh failed (above)."
+((${#failed[@]} == 0)) || kep::log::error_exit "upstream: upstream's verify scripts failed: ${failed[*]} (above)."

@@ -1,17 +1,35 @@
 #!/usr/bin/env bash
-# make verify: runs the checks, each a script hack/verify-NAME.sh, and names
+# make verify: runs the checks, each a script hack/verify-NAME.sh, found by
+# their names as upstream's hack/make-rules/verify.sh finds its own, and names
 # the ones that fail; each failure says what to run to fix it. The quick
-# checks (seconds) run first, and a failure among them stops the run before
-# the others (minutes: they rebuild a base or run upstream's tools).
+# checks (seconds), named below, run first, and a failure among them stops the
+# run before the others (minutes: they rebuild a base or run upstream's
+# tools), which are every other hack/verify-*.sh: a new check runs without
+# being listed anywhere.
 #
-#   hack/verify.sh                    every check, on every series
+#   hack/verify.sh                        every check, on every series
 #   WHAT="gofmt hygiene" hack/verify.sh   these checks only (any BASE)
+#   hack/verify.sh --list                 the checks, in the order they run
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 QUICK_CHECKS=(gofmt vet shellcheck hygiene docs boilerplate spelling mocks exported)
-CHECKS=(series ports upstream import-boss golangci-lint e2e-ownership generated)
+# The other checks: every hack/verify-NAME.sh that is not a quick one, and
+# not this script.
+CHECKS=()
+for script in "${ROOT}"/hack/verify-*.sh; do
+  name=$(basename "${script}" .sh)
+  name=${name#verify-}
+  [[ " ${QUICK_CHECKS[*]} " == *" ${name} "* ]] || CHECKS+=("${name}")
+done
+for name in "${QUICK_CHECKS[@]}"; do
+  [[ -x "${ROOT}/hack/verify-${name}.sh" ]] || kep::log::error_exit "the quick check ${name} has no hack/verify-${name}.sh"
+done
+if [[ "${1:-}" == --list ]]; then
+  printf '%s\n' "${QUICK_CHECKS[@]}" "${CHECKS[@]}"
+  exit 0
+fi
 
 failed=()
 # run_checks NAME... runs each check and logs the time it took, so that a

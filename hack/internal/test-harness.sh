@@ -23,7 +23,11 @@
 #   unexported commit, a stash, a side branch or a git am session, and
 #   KEP_FORCE=1 overrides it;
 # - on a host with only cgroup v2, the node check and make run refuse at
-#   the start, with one line that says so.
+#   the start, with one line that says so;
+# - make verify finds a new hack/verify-NAME.sh by its name, with no list to
+#   touch;
+# - make pr refuses to write pull requests without the submitter's name,
+#   e-mail and GitHub handle, or with a placeholder for one.
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
@@ -286,6 +290,25 @@ check "the node check refuses a host with only cgroup v2" \
   eval '! KEP_PROC_MOUNTS="${work}/mounts-v2" "${ROOT}/hack/node-check.sh" >"${work}/out" 2>&1 && said "cgroup v1: this host has only cgroup v2"'
 check "make run refuses it at the start, building nothing" \
   eval '! KEP_PROC_MOUNTS="${work}/mounts-v2" KEP_RUN_EXIT=1 KEP_OUTPUT="${work}/run-output" "${ROOT}/hack/run.sh" </dev/null >"${work}/out" 2>&1 && said "cgroup v1: this host has only cgroup v2" && ! said "building" && test ! -e "${work}/run-output/bin"'
+
+# make verify runs every hack/verify-*.sh: one planted in a copy of hack/ is
+# listed, after the quick checks.
+mkdir -p "${work}/root"
+cp -R "${ROOT}/hack" "${work}/root/hack"
+printf '#!/usr/bin/env bash\ntrue\n' >"${work}/root/hack/verify-planted.sh"
+chmod +x "${work}/root/hack/verify-planted.sh"
+check "make verify finds a new check by its name" \
+  eval '"${work}/root/hack/verify.sh" --list >"${work}/out" 2>&1 && [[ "$(tail -n +10 "${work}/out")" == *planted* ]] && [[ "$(head -n 9 "${work}/out")" != *planted* ]]'
+
+# make pr: no identity, no pull request; a placeholder is no identity.
+pr() { KEP_OUTPUT="${work}/pr-output" "${ROOT}/hack/pr.sh" </dev/null >"${work}/out" 2>&1; }
+mkdir -p "${work}/pr-output"
+check "make pr refuses without the submitter's identity, off a terminal" \
+  eval '! pr && said "needs the submitter'"'"'s name, e-mail and GitHub handle" && test ! -e "${work}/pr-output/pr"'
+printf 'Ada Lovelace\nada@lovelace.dev\nPLACEHOLDER\n' >"${work}/pr-output/pr-identity"
+check "make pr refuses a placeholder for the GitHub handle" eval '! pr && said "not a GitHub handle" && test ! -e "${work}/pr-output/pr"'
+printf 'Ada Lovelace\nkep-6318@kubernetes.invalid\nadalovelace\n' >"${work}/pr-output/pr-identity"
+check "make pr refuses an e-mail no CLA check accepts" eval '! pr && said "is not one a CLA check accepts" && test ! -e "${work}/pr-output/pr"'
 
 ((failures == 0)) || kep::log::error_exit "${failures} harness checks failed"
 kep::log::status "harness: all checks passed"

@@ -38,6 +38,36 @@ kep::tree::standin_paths() {
   done
 }
 
+# kep::tree::releases prints every release, a folder of releases/ each.
+kep::tree::releases() {
+  local release
+  for release in "${RELEASES}"/*/; do
+    basename "${release}"
+  done
+}
+
+# kep::tree::ported_from_any prints the releases whose series is ported from
+# another one (PORT_FROM in their upstream.env), whatever that one is.
+kep::tree::ported_from_any() {
+  local release
+  for release in $(kep::tree::releases); do
+    [[ -z "$(kep::tree::release_var "${release}" PORT_FROM)" ]] || echo "${release}"
+  done
+}
+
+# kep::tree::port_leaves prints the releases that are ported from another one
+# and that none is ported from: the ends of the port chains (1.37 -> 1.38 ->
+# master: master).
+kep::tree::port_leaves() {
+  local release other origins=" "
+  for other in $(kep::tree::releases); do
+    origins+="$(kep::tree::release_var "${other}" PORT_FROM) "
+  done
+  for release in $(kep::tree::ported_from_any); do
+    [[ "${origins}" == *" ${release} "* ]] || echo "${release}"
+  done
+}
+
 # kep::tree::ported_releases prints the releases whose series is ported from BASE's
 # (PORT_FROM in their upstream.env).
 kep::tree::ported_releases() {
