@@ -29,12 +29,6 @@ for arg in "$@"; do
 done
 kep::sidebyside::run bench
 
-if ! command -v benchstat >/dev/null; then
-  kep::log::status "installing benchstat"
-  go install golang.org/x/perf/cmd/benchstat@latest
-fi
-benchstat=$(command -v benchstat || echo "$(go env GOPATH)/bin/benchstat")
-
 PROBER_PKG=pkg/kubelet/prober
 for tree in base patched; do
   root=$(kep::sidebyside::tree_root "${tree}")
@@ -83,7 +77,8 @@ kep::log::status "bench: prober, ${prober_rounds} rounds"
 interleaved "${prober_rounds}" "${PROBER_PKG}" '^BenchmarkKEP(AddPodNoChange|RapidUpdates)$'
 kep::log::status "bench: done in $((SECONDS - start))s"
 
-"${benchstat}" base="${work}/base.txt" patched="${work}/patched.txt" >"${work}/benchstat.txt"
+# benchstat at the version hack/tools/go.mod pins.
+go -C "${ROOT}/hack/tools" tool benchstat base="${work}/base.txt" patched="${work}/patched.txt" >"${work}/benchstat.txt"
 budget=0
 (cd "${ROOT}" && go run ./cmd/benchbudget "${work}/base.txt" "${work}/patched.txt") >"${work}/budget.txt" 2>&1 || budget=$?
 
