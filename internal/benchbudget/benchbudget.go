@@ -4,47 +4,52 @@
 package benchbudget
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"slices"
-	"strconv"
-	"strings"
+
+	"golang.org/x/perf/benchfmt"
 )
 
 // Samples holds, per benchmark name (without the -GOMAXPROCS suffix) and
-// unit, every value measured.
+// unit, every value measured. The units are benchfmt's, as benchstat shows
+// them: a time in ns is in sec (cpu-ns/op is cpu-sec/op).
 type Samples map[string]map[string][]float64
 
-var procsSuffix = regexp.MustCompile(`-\d+$`)
-
-// Parse reads go test -bench output.
-func Parse(r io.Reader) (Samples, error) {
+// Parse reads go test -bench output, from the file name (for errors). A
+// benchmark line that does not parse is an error: its samples would be
+// missing from the budgets.
+func Parse(r io.Reader, name string) (Samples, error) {
 	s := Samples{}
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 4 || !strings.HasPrefix(fields[0], "Benchmark") || len(fields)%2 != 0 {
-			continue
-		}
-		if _, err := strconv.Atoi(fields[1]); err != nil {
-			continue
-		}
-		name := procsSuffix.ReplaceAllString(strings.TrimPrefix(fields[0], "Benchmark"), "")
-		if s[name] == nil {
-			s[name] = map[string][]float64{}
-		}
-		for i := 2; i+1 < len(fields); i += 2 {
-			v, err := strconv.ParseFloat(fields[i], 64)
-			if err != nil {
-				return nil, fmt.Errorf("%q: %w", sc.Text(), err)
+	br := benchfmt.NewReader(r, name)
+	for br.Scan() {
+		switch rec := br.Result().(type) {
+		case *benchfmt.SyntaxError:
+			return nil, rec
+		case *benchfmt.Result:
+			name := benchName(rec.Name)
+			if s[name] == nil {
+				s[name] = map[string][]float64{}
 			}
-			s[name][fields[i+1]] = append(s[name][fields[i+1]], v)
+			for _, v := range rec.Values {
+				s[name][v.Unit] = append(s[name][v.Unit], v.Value)
+			}
 		}
 	}
-	return s, sc.Err()
+	return s, br.Err()
+}
+
+// benchName is a benchmark's full name without its -GOMAXPROCS suffix.
+func benchName(n benchfmt.Name) string {
+	base, parts := n.Parts()
+	name := string(base)
+	for _, p := range parts {
+		if p[0] == '/' {
+			name += string(p)
+		}
+	}
+	return name
 }
 
 // ParseFile reads go test -bench output from a file.
@@ -54,7 +59,7 @@ func ParseFile(path string) (Samples, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return Parse(f)
+	return Parse(f, path)
 }
 
 // Median is the median of the values of name in unit.
@@ -105,9 +110,10 @@ type Result struct {
 const MaxGoroutines = 3 + 3 + 2
 
 // CPUTime is the unit the time budgets are checked in: the process CPU time
-// per operation that the benchmarks report, which unlike wall time does not
-// count the time other processes take from the benchmark.
-const CPUTime = "cpu-ns/op"
+// per operation that the benchmarks report (cpu-ns/op, which benchfmt reads
+// in seconds), which unlike wall time does not count the time other
+// processes take from the benchmark.
+const CPUTime = "cpu-sec/op"
 
 // Check applies the budgets of make bench to the base and patched samples.
 func Check(base, patched Samples) ([]Result, error) {

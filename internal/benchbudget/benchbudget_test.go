@@ -45,11 +45,11 @@ func bench(s samples) string {
 
 func check(t *testing.T, base, patched string) []Result {
 	t.Helper()
-	b, err := Parse(strings.NewReader("goos: linux\nPASS\n" + base))
+	b, err := Parse(strings.NewReader("goos: linux\nPASS\n"+base), "base")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Parse(strings.NewReader(patched))
+	p, err := Parse(strings.NewReader(patched), "patched")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,15 +125,33 @@ func TestCheck(t *testing.T) {
 }
 
 func TestMedian(t *testing.T) {
-	s, err := Parse(strings.NewReader("BenchmarkX-2 10 3 ns/op\nBenchmarkX-2 10 1 ns/op\nBenchmarkX-2 10 100 ns/op\nBenchmarkX-2 10 2 ns/op\n"))
+	s, err := Parse(strings.NewReader("BenchmarkX-2 10 3 allocs/op\nBenchmarkX-2 10 1 allocs/op\nBenchmarkX-2 10 100 allocs/op\nBenchmarkX-2 10 2 allocs/op\n"), "x")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m, err := s.Median("X", "ns/op"); err != nil || m != 2.5 {
+	if m, err := s.Median("X", "allocs/op"); err != nil || m != 2.5 {
 		t.Errorf("median %v, %v; want 2.5", m, err)
 	}
-	if _, err := s.Median("Y", "ns/op"); err == nil {
+	if _, err := s.Median("Y", "allocs/op"); err == nil {
 		t.Error("median of a missing benchmark: no error")
+	}
+}
+
+func TestParse(t *testing.T) {
+	s, err := Parse(strings.NewReader("BenchmarkX/gate=on-2\nBenchmarkX/gate=on-2 10 1500 cpu-ns/op 3 goroutines\n"), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s["X/gate=on"][CPUTime]; len(got) != 1 || got[0] != 1.5e-6 {
+		t.Errorf("X/gate=on %s: %v; want [1.5e-06]", CPUTime, got)
+	}
+	if got := s["X/gate=on"]["goroutines"]; len(got) != 1 || got[0] != 3 {
+		t.Errorf("X/gate=on goroutines: %v; want [3]", got)
+	}
+	// A line cut short would lose its samples.
+	_, err = Parse(strings.NewReader("BenchmarkX-2 10 3 allocs/op\nBenchmarkX-2 10 3 allocs/op 4\n"), "x")
+	if want := "x:2: missing units"; err == nil || err.Error() != want {
+		t.Errorf("a benchmark line without its last unit: error %v, want %q", err, want)
 	}
 }
 
