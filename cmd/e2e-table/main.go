@@ -20,21 +20,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
 )
-
-// specReport is the part of a Ginkgo SpecReport that the table needs.
-type specReport struct {
-	ContainerHierarchyTexts []string
-	LeafNodeText            string
-	LeafNodeType            string
-	State                   string
-	RunTime                 time.Duration
-	Failure                 struct{ Message string }
-}
-
-type report struct {
-	SpecReports []specReport
-}
 
 const base = "base"
 
@@ -53,8 +41,8 @@ func main() {
 // load reads the report of each configuration; a report that cannot be read is nil. It returns
 // the names of the specs that ran in at least one configuration, sorted, and each
 // configuration's specs by name.
-func load(dir string, configs []string) ([]string, map[string]map[string]specReport) {
-	results := map[string]map[string]specReport{}
+func load(dir string, configs []string) ([]string, map[string]map[string]types.SpecReport) {
+	results := map[string]map[string]types.SpecReport{}
 	var specs []string
 	for _, config := range configs {
 		specsOf, err := read(filepath.Join(dir, config+".json"))
@@ -73,34 +61,32 @@ func load(dir string, configs []string) ([]string, map[string]map[string]specRep
 }
 
 // read returns the specs of a report by name.
-func read(path string) (map[string]specReport, error) {
+func read(path string) (map[string]types.SpecReport, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var reports []report
+	var reports []types.Report
 	if err := json.Unmarshal(data, &reports); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	specs := map[string]specReport{}
+	specs := map[string]types.SpecReport{}
 	for _, r := range reports {
-		for _, spec := range r.SpecReports {
-			if spec.LeafNodeType != "It" {
-				continue
-			}
-			name := strings.Join(append(slices.Clone(spec.ContainerHierarchyTexts), spec.LeafNodeText), " ")
-			specs[name] = spec
+		for _, spec := range r.SpecReports.WithLeafNodeType(types.NodeTypeIt) {
+			specs[spec.FullText()] = spec
 		}
 	}
 	return specs, nil
 }
 
-func ran(state string) bool { return state != "skipped" && state != "pending" && state != "" }
-
-func passed(state string) bool { return state == "passed" }
+// ran says whether a spec ran: it passed or failed, as opposed to skipped,
+// pending, or not in the report.
+func ran(state types.SpecState) bool {
+	return state.Is(types.SpecStatePassed | types.SpecStateFailureStates)
+}
 
 // table writes the table to w and returns the exit code.
-func table(w io.Writer, dir string, configs, specs []string, results map[string]map[string]specReport) int {
+func table(w io.Writer, dir string, configs, specs []string, results map[string]map[string]types.SpecReport) int {
 	code := 0
 	fmt.Fprintf(w, "| spec | %s |\n|---|%s\n", strings.Join(configs, " | "), strings.Repeat("---|", len(configs)))
 	var reasons []string
@@ -108,21 +94,21 @@ func table(w io.Writer, dir string, configs, specs []string, results map[string]
 		row := []string{name}
 		for _, config := range configs {
 			spec, ok := results[config][name]
-			state := spec.State
+			state := spec.State.String()
 			switch {
 			case results[config] == nil:
 				state = "no report"
 			case !ok:
 				state = "not run"
-			case ran(state):
+			case ran(spec.State):
 				state += fmt.Sprintf(" (%s)", spec.RunTime.Round(time.Second))
 			}
 			row = append(row, state)
-			if ok && ran(spec.State) && !passed(spec.State) {
+			if ok && spec.Failed() {
 				reasons = append(reasons, fmt.Sprintf("- %s, %s: %s", config, name, firstLine(spec.Failure.Message)))
 			}
 			if config != base && results[base] != nil && results[config] != nil &&
-				passed(results[base][name].State) && ran(spec.State) && !passed(spec.State) {
+				results[base][name].State == types.SpecStatePassed && spec.Failed() {
 				code = 1
 			}
 		}

@@ -7,24 +7,27 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
 )
 
-// writeReport writes a Ginkgo JSON report of one suite whose It specs have the given states.
-func writeReport(t *testing.T, dir, config string, states map[string]string) {
+// writeReport writes a Ginkgo JSON report of one suite whose It specs have the given states, as
+// Ginkgo writes it.
+func writeReport(t *testing.T, dir, config string, states map[string]types.SpecState) {
 	t.Helper()
-	var specs []map[string]any
-	specs = append(specs, map[string]any{"LeafNodeType": "BeforeSuite", "State": "passed"})
+	specs := types.SpecReports{{LeafNodeType: types.NodeTypeBeforeSuite, State: types.SpecStatePassed}}
 	for name, state := range states {
-		specs = append(specs, map[string]any{
-			"ContainerHierarchyTexts": []string{"[sig-node] Probing container"},
-			"LeafNodeText":            name,
-			"LeafNodeType":            "It",
-			"State":                   state,
-			"RunTime":                 int64(2e9),
-			"Failure":                 map[string]any{"Message": "timed out\nmore"},
+		specs = append(specs, types.SpecReport{
+			ContainerHierarchyTexts: []string{"[sig-node] Probing container"},
+			LeafNodeText:            name,
+			LeafNodeType:            types.NodeTypeIt,
+			State:                   state,
+			RunTime:                 2 * time.Second,
+			Failure:                 types.Failure{Message: "timed out\nmore"},
 		})
 	}
-	data, err := json.Marshal([]map[string]any{{"SpecReports": specs}})
+	data, err := json.Marshal([]types.Report{{SpecReports: specs}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,47 +39,67 @@ func writeReport(t *testing.T, dir, config string, states map[string]string) {
 func TestTable(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		reports  map[string]map[string]string
+		reports  map[string]map[string]types.SpecState
 		wantCode int
 		want     []string
+		// absent is what the output must not have.
+		absent []string
 	}{
 		{
 			name: "all pass",
-			reports: map[string]map[string]string{
-				"on":   {"a": "passed", "b": "passed"},
-				"base": {"a": "passed", "b": "passed"},
+			reports: map[string]map[string]types.SpecState{
+				"on":   {"a": types.SpecStatePassed, "b": types.SpecStatePassed},
+				"base": {"a": types.SpecStatePassed, "b": types.SpecStatePassed},
 			},
 			want: []string{"| [sig-node] Probing container a | passed (2s) | passed (2s) |"},
 		},
 		{
 			name: "the patched node fails what the base passes",
-			reports: map[string]map[string]string{
-				"on":   {"a": "passed", "b": "failed"},
-				"base": {"a": "passed", "b": "passed"},
+			reports: map[string]map[string]types.SpecState{
+				"on":   {"a": types.SpecStatePassed, "b": types.SpecStateFailed},
+				"base": {"a": types.SpecStatePassed, "b": types.SpecStatePassed},
 			},
 			wantCode: 1,
 			want:     []string{"- on, [sig-node] Probing container b: timed out", "FAIL"},
 		},
 		{
+			name: "the patched node times out where the base passes",
+			reports: map[string]map[string]types.SpecState{
+				"on":   {"a": types.SpecStatePassed, "b": types.SpecStateTimedout},
+				"base": {"a": types.SpecStatePassed, "b": types.SpecStatePassed},
+			},
+			wantCode: 1,
+			want:     []string{"| [sig-node] Probing container b | timedout (2s) | passed (2s) |", "- on, [sig-node] Probing container b: timed out", "FAIL"},
+		},
+		{
 			name: "both fail: listed with the reason, not a regression",
-			reports: map[string]map[string]string{
-				"on":   {"a": "passed", "b": "failed"},
-				"base": {"a": "passed", "b": "failed"},
+			reports: map[string]map[string]types.SpecState{
+				"on":   {"a": types.SpecStatePassed, "b": types.SpecStateFailed},
+				"base": {"a": types.SpecStatePassed, "b": types.SpecStateFailed},
 			},
 			want: []string{"- base, [sig-node] Probing container b: timed out"},
 		},
 		{
 			name: "a spec skipped by its label in the base",
-			reports: map[string]map[string]string{
-				"on":   {"a": "passed", "feature": "passed"},
-				"base": {"a": "passed", "feature": "skipped"},
+			reports: map[string]map[string]types.SpecState{
+				"on":   {"a": types.SpecStatePassed, "feature": types.SpecStatePassed},
+				"base": {"a": types.SpecStatePassed, "feature": types.SpecStateSkipped},
 			},
 			want: []string{"| [sig-node] Probing container feature | passed (2s) | skipped |"},
 		},
 		{
+			name: "a spec pending everywhere ran nowhere",
+			reports: map[string]map[string]types.SpecState{
+				"on":   {"a": types.SpecStatePassed, "later": types.SpecStatePending},
+				"base": {"a": types.SpecStatePassed, "later": types.SpecStatePending},
+			},
+			want:   []string{"| [sig-node] Probing container a | passed (2s) | passed (2s) |"},
+			absent: []string{"later"},
+		},
+		{
 			name: "a configuration without a report",
-			reports: map[string]map[string]string{
-				"on": {"a": "passed"},
+			reports: map[string]map[string]types.SpecState{
+				"on": {"a": types.SpecStatePassed},
 			},
 			wantCode: 1,
 			want:     []string{"| passed (2s) | no report |"},
@@ -96,6 +119,11 @@ func TestTable(t *testing.T) {
 			for _, want := range tc.want {
 				if !strings.Contains(out.String(), want) {
 					t.Errorf("output lacks %q:\n%s", want, out.String())
+				}
+			}
+			for _, absent := range tc.absent {
+				if strings.Contains(out.String(), absent) {
+					t.Errorf("output has %q:\n%s", absent, out.String())
 				}
 			}
 		})
