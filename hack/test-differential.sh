@@ -29,14 +29,14 @@ for tree in patched base; do
   overlay=("${VALIDATION_OVERLAY[@]}"
     "${VALIDATION_PKG}/zz_kep_fuzz_test.go=validation_fuzz_test.go"
     "${VALIDATION_PKG}/zz_kep_bench_test.go=validation_bench_test.go")
-  kep::sidebyside::write_overlay "${work}/${tree}.overlay.json" "${root}" "${overlay[@]}"
   if [[ ${tree} == patched ]]; then
     for mutant in "$@"; do
       [[ "${mutant}" == ?*=/?* ]] || kep::log::error_exit "hack/test-differential.sh: '${mutant}' is not <file in the tree>=<absolute path>"
       kep::log::status "differential: patched tree with ${mutant%%=*} replaced by ${mutant#*=}"
-      sed -i "s#^}}\$#,\n  \"${root}/${mutant%%=*}\": \"${mutant#*=}\"\n}}#" "${work}/${tree}.overlay.json"
+      overlay+=("${mutant}")
     done
   fi
+  kep::sidebyside::write_overlay "${work}/${tree}.overlay.json" "${root}" "${overlay[@]}"
   kep::log::status "differential: building the ${VALIDATION_PKG} tests in the ${tree} tree"
   (cd "${root}" && go test -c "${TRIMPATH}" -o "${work}/${tree}.test" -overlay "${work}/${tree}.overlay.json" "./${VALIDATION_PKG}")
   kep::log::status "differential: ${pairs} pairs (KEP_DIFF_SEED=${seed}) in the ${tree} tree"

@@ -21,7 +21,7 @@ KEP_DEBIAN_PACKAGES=(
   "busybox-static -"      # the shell and applets of the node's images
   "openssl openssl"       # the API servers' certificates
   "curl curl"             # waiting for etcd; the user guide
-  "jq jq"                 # the user guide; upstream's e2e test ownership check
+  "jq jq"                 # go -overlay files; the user guide; upstream's e2e test ownership check
   "python3 python3"       # upstream's license header check
   "protobuf-compiler protoc" # generated.proto (make verify, make update-generated)
   "shellcheck shellcheck" # make verify's check of hack/

@@ -32,15 +32,9 @@ kep::e2e::write_overlay() {
     sed 's|"k8s.io/kubernetes/test/utils/ktesting/format"|"k8s.io/ktesting/format"|' "${suite}" >"${E2E_DIR}/e2e_test.go"
     suite="${E2E_DIR}/e2e_test.go"
   fi
-  local pair sep=""
-  {
-    printf '{"Replace":{'
-    for pair in "test/e2e/kepnode/zz_kep_e2e_test.go=${suite}" "test/e2e/kepnode/images/main.go=${E2E_TESTDATA}/images.go"; do
-      printf '%s\n  "%s/%s": "%s"' "${sep}" "${KUBE_ROOT}" "${pair%%=*}" "${pair#*=}"
-      sep=","
-    done
-    printf '\n}}\n'
-  } >"${E2E_DIR}/overlay.json"
+  kep::golang::write_overlay "${E2E_DIR}/overlay.json" \
+    "${KUBE_ROOT}/test/e2e/kepnode/zz_kep_e2e_test.go" "${suite}" \
+    "${KUBE_ROOT}/test/e2e/kepnode/images/main.go" "${E2E_TESTDATA}/images.go"
 }
 
 # kep::e2e::build builds the e2e binary and Ginkgo's CLI, at the version the tree

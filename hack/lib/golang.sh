@@ -14,6 +14,17 @@ kep::golang::test_flags() { read -ra GO_TEST_FLAGS <<<"${KUBE_TIMEOUT:--timeout=
 # make test built and ran, and a fresh clone what an earlier clone did.
 TRIMPATH=-trimpath
 
+# kep::golang::write_overlay FILE DEST SRC [DEST SRC]... writes FILE, a go -overlay file
+# that replaces, or adds, each file DEST with the file SRC (absolute paths both).
+kep::golang::write_overlay() {
+  local file=$1
+  shift
+  (($# % 2 == 0)) || kep::log::error_exit "kep::golang::write_overlay ${file}: a DEST without its SRC"
+  kep::deps::ensure jq
+  jq -n '$ARGS.positional as $a | {Replace: [range(0; $a | length; 2) | {key: $a[.], value: $a[. + 1]}] | from_entries}' \
+    --args "$@" >"${file}"
+}
+
 # Integration test packages need etcd and run behind their own target.
 INTEGRATION_PACKAGES='^\./test/integration(/|$)'
 

@@ -42,24 +42,21 @@ kep::sidebyside::tree_root() {
   if [[ "$1" == base ]]; then echo "${BASE_ROOT}"; else echo "${KUBE_ROOT}"; fi
 }
 
-# kep::sidebyside::write_overlay FILE TREE DEST=SRC... writes a go -overlay file that adds each
-# project file SRC (relative to SIDEBYSIDE, or absolute) to TREE as DEST
-# (relative to TREE). It creates the directory of a DEST in a new package:
-# go vet runs in it. git does not see an empty directory.
+# kep::sidebyside::write_overlay FILE TREE DEST=SRC... writes a go -overlay file
+# (kep::golang::write_overlay) that adds each project file SRC (relative to
+# SIDEBYSIDE, or absolute) to TREE as DEST (relative to TREE). It creates the
+# directory of a DEST in a new package: go vet runs in it. git does not see
+# an empty directory.
 kep::sidebyside::write_overlay() {
-  local file=$1 tree=$2 sep="" pair src
+  local file=$1 tree=$2 pair src replace=()
   shift 2
-  {
-    printf '{"Replace":{'
-    for pair in "$@"; do
-      src=${pair#*=}
-      [[ "${src}" == /* ]] || src="${SIDEBYSIDE}/${src}"
-      mkdir -p "$(dirname "${tree}/${pair%%=*}")"
-      printf '%s\n  "%s/%s": "%s"' "${sep}" "${tree}" "${pair%%=*}" "${src}"
-      sep=","
-    done
-    printf '\n}}\n'
-  } >"${file}"
+  for pair in "$@"; do
+    src=${pair#*=}
+    [[ "${src}" == /* ]] || src="${SIDEBYSIDE}/${src}"
+    mkdir -p "$(dirname "${tree}/${pair%%=*}")"
+    replace+=("${tree}/${pair%%=*}" "${src}")
+  done
+  kep::golang::write_overlay "${file}" "${replace[@]}"
 }
 
 # The files that the differential test adds to pkg/apis/core/validation:
