@@ -7,10 +7,11 @@
 # varies by more than that on a shared 2-core machine: the median of 90
 # paired ratios resolves it), then 3 rounds of the other prober benchmarks,
 # alternating which tree goes first.
-# benchstat prints the comparison; cmd/benchbudget checks the budgets and
-# exits 1 naming each broken one and by how much. Both, with the date, the
-# machine and the series, are written to docs/benchmarks.md. Not part of
-# make test: benchmarks are not tests.
+# benchstat prints the comparison; cmd/benchbudget checks the budgets of
+# internal/benchbudget and exits 1 naming each broken one and by how much.
+# Both, with the date, the machine and the series (the marker that
+# hack/verify-measured.sh reads), are written to docs/benchmarks.md. Not
+# part of make test: benchmarks are not tests.
 #
 #   hack/bench.sh [--rounds=30] [--loop-rounds=90] [--prober-rounds=3] [--benchtime=200ms]
 set -euo pipefail
@@ -91,11 +92,16 @@ if [[ "${measured}" == "$(git -C "${ROOT}" rev-parse "HEAD:${SERIES}" 2>/dev/nul
 else
   commit="a series not committed yet"
 fi
+# The marker that make verify's measured check compares with the series.
+refresh="make bench"
+[[ "${BASE}" == "${DEFAULT_BASE}" ]] || refresh+=" BASE=${BASE}"
 {
   echo "# Benchmarks: the patched tree against the base"
   echo
+  echo "<!-- measured: release=${BASE} series-tree=${measured} command=\"${refresh}\" -->"
+  echo
   echo "Written by \`make bench\` (\`hack/bench.sh\`) from its last run; not edited by hand."
-  echo "The benchmarks are in \`test/sidebyside/testdata\`; the budgets in \`cmd/benchbudget\`."
+  echo "The benchmarks are in \`test/sidebyside/testdata\`; the budgets in \`internal/benchbudget\`."
   echo
   echo "- run: $(date -u +%Y-%m-%dT%H:%MZ), $((SECONDS - start)) s"
   echo "- machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(free -g | awk '/^Mem:/ {print $2}') GiB, $(go version | cut -d' ' -f3-)"
