@@ -8,7 +8,7 @@
 # not apply, the git am session stays, so that the patch can be resolved
 # (git am --continue) or the apply abandoned (git am --abort). Only this
 # script ('make checkout') rebuilds an existing tree; the other targets use
-# it as it is (kep::tree::ensure_checkout in hack/lib/init.sh).
+# it as it is (kep::tree::ensure_checkout in hack/lib/tree.sh).
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"

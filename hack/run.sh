@@ -25,7 +25,7 @@ already_running() {
   [[ -f "${PIDFILE}" ]] && pid=$(cat "${PIDFILE}") && kill -0 "${pid}" 2>/dev/null
 }
 
-# The PID of hack/internal/control-plane.sh, in the control-plane mode.
+# The PID of hack/internal/loopback-control-plane.sh, in the control-plane mode.
 control_plane=""
 control_plane_running() { kill -0 "${control_plane}" 2>/dev/null; }
 
@@ -41,7 +41,7 @@ run_control_plane() {
   kep::log::status "starting etcd on 127.0.0.1:${ETCD_PORT} and kube-apiserver on https://127.0.0.1:${PORT} with --feature-gates=MutableContainerProbes=true"
   local ready="${OUTPUT}/run.ready"
   rm -f "${ready}"
-  "${ROOT}/hack/internal/control-plane.sh" "${RUN_DIR}" "${PORT}" "${ETCD_PORT}" true >"${ready}" &
+  "${ROOT}/hack/internal/loopback-control-plane.sh" "${RUN_DIR}" "${PORT}" "${ETCD_PORT}" true >"${ready}" &
   control_plane=$!
   echo "${control_plane}" >"${PIDFILE}"
   trap 'kill "${control_plane}" 2>/dev/null; wait "${control_plane}" 2>/dev/null; rm -f "${PIDFILE}" "${OUTPUT}/run.ready"' EXIT

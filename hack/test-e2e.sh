@@ -8,7 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 kep::golang::test_flags 30m
 
 # The suite's control plane makes its certificates with openssl and waits
-# for etcd with curl (hack/internal/control-plane.sh).
+# for etcd with curl (hack/internal/loopback-control-plane.sh).
 kep::deps::ensure openssl curl
 kep::tree::ensure_checkout
 WHAT="cmd/kube-apiserver cmd/kubectl" "${ROOT}/hack/build.sh"

@@ -2,7 +2,7 @@
 # The one copy of how the project runs etcd and kube-apiserver: the
 # certificates, the token, the kubeconfig and the flags that the node's API
 # servers (hack/internal/node-init.sh) and the loopback control plane of
-# make run and make test-e2e (hack/internal/control-plane.sh) share.
+# make run and make test-e2e (hack/internal/loopback-control-plane.sh) share.
 # hack/lib/init.sh sources it.
 
 # The Service IP range of every API server here; its first address is in the

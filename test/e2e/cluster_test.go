@@ -70,7 +70,7 @@ type cluster struct {
 }
 
 // startCluster starts a control plane with MutableContainerProbes set to
-// gate, with the script make run uses (hack/internal/control-plane.sh), and
+// gate, with the script make run uses (hack/internal/loopback-control-plane.sh), and
 // stops it when the test ends: gracefully first, killed if that takes too
 // long.
 func startCluster(t *testing.T, gate bool) *cluster {
@@ -79,7 +79,7 @@ func startCluster(t *testing.T, gate bool) *cluster {
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "control-plane")
 	apiPort, etcdPort := freePorts(t), freePorts(t)
-	cmd := exec.Command(filepath.Join(root(t), "hack", "internal", "control-plane.sh"),
+	cmd := exec.Command(filepath.Join(root(t), "hack", "internal", "loopback-control-plane.sh"),
 		dir, fmt.Sprint(apiPort), fmt.Sprint(etcdPort), fmt.Sprint(gate))
 	// Its own process group, so that a kill reaches etcd and kube-apiserver.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -3,7 +3,7 @@
 # with MutableContainerProbes set to GATE. The control-plane mode of make run
 # and make test-e2e (test/e2e) start it; it builds nothing.
 #
-#   hack/internal/control-plane.sh DIR API_PORT ETCD_PORT GATE
+#   hack/internal/loopback-control-plane.sh DIR API_PORT ETCD_PORT GATE
 #
 # It keeps its certificates, data and logs in DIR, writes DIR/kubeconfig,
 # prints "ready" on standard output once the API server serves /readyz, and
