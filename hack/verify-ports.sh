@@ -9,6 +9,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 mkdir -p "${OUTPUT}"
 failed=()
+# Each release's fresh tree goes when its check ends, and on any way out.
+scratch=""
+trap 'rm -rf "${scratch}"' EXIT
 for release in $(kep::tree::ported_from_any); do
   kep::log::status "ports: the ${release} series applies to a fresh $(kep::tree::release_var "${release}" KUBE_VERSION) base and is ported from releases/$(kep::tree::release_var "${release}" PORT_FROM)/patches"
   scratch=$(mktemp -d "${OUTPUT}/verify.XXXXXX")

@@ -67,14 +67,12 @@ kep::deps::ensure() {
   fi
   kep::log::status "installing the Debian packages ${missing[*]} (hack/lib/deps.sh)"
   # Another target, or another engineer, may be installing: wait for dpkg's lock.
+  # apt-get's output, kept in memory, shows only when it fails.
   local apt=(apt-get -qq -o DPkg::Lock::Timeout=600) log
-  log=$(mktemp)
-  if ! { "${apt[@]}" update && DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y --no-install-recommends "${missing[@]}"; } >"${log}" 2>&1; then
-    cat "${log}" >&2
-    rm -f "${log}"
+  if ! log=$({ "${apt[@]}" update && DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y --no-install-recommends "${missing[@]}"; } 2>&1); then
+    printf '%s\n' "${log}" >&2
     kep::log::error_exit "apt-get could not install ${missing[*]} (above); check the network and the package sources, then run it again"
   fi
-  rm -f "${log}"
   out=$(kep::deps::missing "${missing[@]}")
   [[ -z "${out}" ]] || kep::log::error_exit "installed ${missing[*]}, but still missing: ${out//$'\n'/ }"
 }

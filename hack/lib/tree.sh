@@ -126,15 +126,19 @@ kep::tree::foreign_authors() {
 }
 
 # kep::tree::is_exported succeeds when the series is exactly what 'make patches' would
-# write for HEAD of _output/kubernetes.
-kep::tree::is_exported() {
-  local tmp rc=0
+# write for HEAD of _output/kubernetes, and returns 1 when it is not. When the
+# export itself fails, which tells nothing, it says so and returns 2. It runs
+# in a subshell, whose trap removes its scratch directory on every path.
+kep::tree::is_exported() (
+  local tmp
   tmp=$(mktemp -d)
-  kep::tree::export_series "${tmp}"
-  diff -r -q "${tmp}" "${PATCHES}" --exclude='.*' >/dev/null 2>&1 || rc=1
-  rm -rf "${tmp}"
-  return "${rc}"
-}
+  trap 'rm -rf "${tmp}"' EXIT
+  if ! kep::tree::export_series "${tmp}"; then
+    printf '!!! could not export %s to compare it with %s/ (above)\n' "${TREE}" "${SERIES}" >&2
+    return 2
+  fi
+  diff -r -q "${tmp}" "${PATCHES}" --exclude='.*' >/dev/null 2>&1 || return 1
+)
 
 # kep::tree::unexported_work prints what in _output/kubernetes is not in the series:
 # uncommitted edits, and commits that 'make patches' has not written. HEAD at
@@ -148,7 +152,13 @@ kep::tree::unexported_work() {
     sed -n 1,20p <<<"${dirty}"
   fi
   synced=$(kep::tree::git rev-parse --verify -q "${SYNCED_REF}" || true)
-  if [[ "$(kep::tree::git rev-parse HEAD)" != "${synced}" ]] && ! kep::tree::is_exported; then
+  [[ "$(kep::tree::git rev-parse HEAD)" != "${synced}" ]] || return 0
+  local exported=0
+  kep::tree::is_exported || exported=$?
+  if ((exported == 2)); then
+    echo "commits that may not be exported: ${TREE} could not be exported to compare them with ${SERIES}/"
+    return 2
+  elif ((exported == 1)); then
     echo "commits that 'make patches' has not exported:"
     kep::tree::git log --oneline -n 20 "${synced:-$(kep::tree::base_commit)}..HEAD"
   fi
@@ -181,16 +191,18 @@ kep::tree::ensure_checkout() {
   fi
   kep::tree::base_commit >/dev/null || kep::log::error_exit "${KUBE_ROOT} has no ${BASE_TAG} tag. Move it away and run 'make checkout'."
   ! kep::tree::am_in_progress || kep::tree::am_in_progress_error
-  local dirty="" synced unexported
+  local dirty="" synced unexported exported=0
   [[ -z "$(kep::tree::git status --porcelain --untracked-files=normal)" ]] || dirty=" and uncommitted changes"
   synced=$(kep::tree::git rev-parse --verify -q "${SYNCED_REF}" || true)
+  kep::tree::is_exported || exported=$?
+  ((exported != 2)) || kep::log::error_exit "cannot tell whether ${TREE} and ${SERIES}/ differ (above)."
   if [[ "$(kep::tree::git rev-parse HEAD)" == "${synced}" ]]; then
-    if ! kep::tree::is_exported; then
+    if ((exported)); then
       kep::log::status "using ${TREE} as it is${dirty}; ${SERIES}/ has changed since it was applied ('make checkout' applies it)"
     elif [[ -n "${dirty}" ]]; then
       kep::log::status "using ${TREE} as it is, with uncommitted changes"
     fi
-  elif ! kep::tree::is_exported; then
+  elif ((exported)); then
     unexported=$(kep::tree::git rev-list --count "${synced:-$(kep::tree::base_commit)}..HEAD" 2>/dev/null || echo "some")
     kep::log::status "using ${TREE} as it is: ${unexported} commits not yet exported${dirty} ('make patches' exports them)"
   elif [[ -n "${dirty}" ]]; then
@@ -209,15 +221,16 @@ kep::tree::release_var() (
 )
 
 # kep::tree::series_tree DIR prints the git tree of the files in DIR, committed or not,
-# and stores it in the project's repository.
-kep::tree::series_tree() {
+# and stores it in the project's repository. It runs in a subshell, whose trap
+# removes its scratch index on every path.
+kep::tree::series_tree() (
   local index
   index=$(mktemp)
+  trap 'rm -f "${index}"' EXIT
   rm -f "${index}"
   GIT_INDEX_FILE="${index}" git -C "${ROOT}" --work-tree="$1" add -f -A .
   GIT_INDEX_FILE="${index}" git -C "${ROOT}" write-tree
-  rm -f "${index}"
-}
+)
 
 # kep::tree::origin_commits SCRATCH DIR REF applies the patch files of DIR, a series of
 # the release PORT_FROM, to that release's base, as git am would, and stores
