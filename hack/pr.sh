@@ -79,6 +79,7 @@ pr_body() {
   ' "${prs}"
 }
 
+prlines=()
 kep::util::lines prlines pr_list
 ((${#prlines[@]})) || kep::log::error_exit "releases/${BASE}/prs.md names no pull request ('## N. name' and '- commits: FIRST-LAST')."
 expected=1

@@ -33,8 +33,8 @@ for release in $(kep::tree::port_leaves); do
   fi
   # The tree's own Go: upstream's scripts build with it.
   (
-    # shellcheck disable=SC1090 # the release's pin
-    source "$(kep::tree::release_patches "${release}")/../upstream.env"
+    # shellcheck disable=SC1090,SC1091 # the release's pin, named at run time
+    source "${RELEASES}/${release}/upstream.env"
     export GOTOOLCHAIN="${KUBE_GOTOOLCHAIN}"
     verify_tree "${release}" "${OUTPUT}/${KUBE_TREE}"
     ((${#failed[@]} == 0))
