@@ -50,7 +50,7 @@ run_tree() {
   local tree=$1 pkg=$2 bench=$3 root
   shift 3
   root=$(kep::sidebyside::tree_root "${tree}")
-  (cd "${root}/${pkg}" && KEP_TREE=${tree} "${work}/${tree}-$(basename "${pkg}").test" -test.run '^$' \
+  (cd "${root}/${pkg}" && HARNESS_TREE=${tree} "${work}/${tree}-$(basename "${pkg}").test" -test.run '^$' \
     -test.bench "${bench}" -test.count 1 "$@") >>"${work}/${tree}.txt"
 }
 

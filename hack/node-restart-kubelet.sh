@@ -12,7 +12,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 gate=${1:-}
 [[ -z "${gate}" || "${gate}" == true || "${gate}" == false ]] || kep::log::error_exit "usage: hack/node-restart-kubelet.sh [true|false]"
-[[ "${KEP_NODE_INSIDE:-0}" == 1 ]] || kep::node::init_pid >/dev/null ||
+[[ "${HARNESS_NODE_INSIDE:-0}" == 1 ]] || kep::node::init_pid >/dev/null ||
   kep::log::error_exit "the node is not running; start it with 'make node-up'"
 
 # The kubelet's PID in the node's PID namespace, as node-init.sh or an

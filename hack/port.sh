@@ -21,7 +21,7 @@
 #
 #   hack/port.sh          port (make port BASE=...)
 #   hack/port.sh record   after a port by hand: record ported-from and range-diff
-#   hack/port.sh check    for make verify, on a fresh tree (KEP_KUBE_ROOT): the
+#   hack/port.sh check    for make verify, on a fresh tree (HARNESS_KUBE_ROOT): the
 #                         series applies with git am, is ported from the origin
 #                         as it is, and differs from it only as recorded
 set -euo pipefail

@@ -42,7 +42,7 @@ for tree in patched base; do
   kep::log::status "differential: ${pairs} pairs (KEP_DIFF_SEED=${seed}) in the ${tree} tree"
   start=${SECONDS}
   (cd "${root}/${VALIDATION_PKG}" &&
-    KEP_DIFF_TREE=${tree} KEP_DIFF_SEED=${seed} KEP_DIFF_PAIRS=${pairs} KEP_DIFF_OUT="${work}/${tree}.jsonl" \
+    HARNESS_DIFF_TREE=${tree} KEP_DIFF_SEED=${seed} KEP_DIFF_PAIRS=${pairs} HARNESS_DIFF_OUT="${work}/${tree}.jsonl" \
       "${work}/${tree}.test" -test.run '^TestKEPDifferential$' -test.count=1 -test.timeout=60m -test.v) | grep -v '^=== RUN'
   kep::log::status "differential: ${tree} tree took $((SECONDS - start))s"
 done
@@ -58,7 +58,7 @@ rc=0
 "${work}/differential" -repro "${work}/repro-pairs" "${work}/patched.jsonl" "${work}/base.jsonl" || rc=$?
 if ((rc == 1)); then
   (cd "${KUBE_ROOT}/${VALIDATION_PKG}" &&
-    KEP_DIFF_TREE=patched KEP_DIFF_SEED=${seed} KEP_DIFF_DUMP="$(cat "${work}/repro-pairs")" KEP_DIFF_OUT="${work}/repro.txt" \
+    HARNESS_DIFF_TREE=patched KEP_DIFF_SEED=${seed} HARNESS_DIFF_DUMP="$(cat "${work}/repro-pairs")" HARNESS_DIFF_OUT="${work}/repro.txt" \
       "${work}/patched.test" -test.run '^TestKEPDifferential$' -test.count=1 >/dev/null)
   echo
   echo "Reproducers (KEP_DIFF_SEED=${seed}), the pairs above:"

@@ -5,7 +5,7 @@
 # fails on a panic or when validation changes its arguments.
 #
 # The regression inputs are the project's: test/sidebyside/testdata/fuzz/
-# FuzzKEPValidatePodUpdate, read by the target (KEP_FUZZ_CORPUS) and run first
+# FuzzKEPValidatePodUpdate, read by the target (HARNESS_FUZZ_CORPUS) and run first
 # as seeds. go test writes a failing input into the tree's
 # pkg/apis/core/validation/testdata/fuzz; this script moves it into the
 # project, to be committed, and leaves the tree as it was. The corpus that
@@ -45,6 +45,6 @@ kep::sidebyside::write_overlay "${work}/overlay.json" "${KUBE_ROOT}" \
 cd "${KUBE_ROOT}"
 kep::log::status "fuzz: ${target} in ${VALIDATION_PKG} (patched tree) ${test_args[*]:-for 10m}"
 start=${SECONDS}
-KEP_FUZZ_CORPUS="${corpus}" go test -overlay "${work}/overlay.json" -run "^${target}\$" -fuzz "^${target}\$" \
+HARNESS_FUZZ_CORPUS="${corpus}" go test -overlay "${work}/overlay.json" -run "^${target}\$" -fuzz "^${target}\$" \
   -fuzztime 10m "${test_args[@]}" "./${VALIDATION_PKG}"
 kep::log::status "fuzz: clean after $((SECONDS - start))s"

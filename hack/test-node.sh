@@ -49,7 +49,7 @@ project_tests() {
   ((measure == 0)) || run='^TestMeasure' timeout=60m
   (
     cd "${ROOT}"
-    KEP_NODE_KUBECONFIG="${NODE_KUBECONFIG}" KEP_NODE_KUBELET_GATE=$1 KEP_NODE_MEASURE=${measure} \
+    HARNESS_NODE_KUBECONFIG="${NODE_KUBECONFIG}" HARNESS_NODE_KUBELET_GATE=$1 HARNESS_NODE_MEASURE=${measure} \
       go test -tags node -count=1 -v -timeout "${timeout}" -run "${run}" "${test_args[@]}" ./test/node
   ) 2>&1 | tee -a "${REPORT}"
 }

@@ -19,9 +19,9 @@ failed=()
 for release in $(kep::tree::releases); do
   tree="${OUTPUT}/$(kep::tree::release_var "${release}" KUBE_TREE)"
   base=$(kep::tree::release_var "${release}" BASE_TAG)
-  if ! [[ -d "${tree}/.git" ]] || ! (BASE="${release}" KEP_KUBE_ROOT="${tree}" bash -c 'source "$1/hack/lib/init.sh"; kep::tree::is_exported' _ "${ROOT}"); then
+  if ! [[ -d "${tree}/.git" ]] || ! (BASE="${release}" HARNESS_KUBE_ROOT="${tree}" bash -c 'source "$1/hack/lib/init.sh"; kep::tree::is_exported' _ "${ROOT}"); then
     tree="${scratch}/${release}"
-    BASE="${release}" KEP_KUBE_ROOT="${tree}" "${ROOT}/hack/checkout.sh" >"${scratch}/log" 2>&1 || {
+    BASE="${release}" HARNESS_KUBE_ROOT="${tree}" "${ROOT}/hack/checkout.sh" >"${scratch}/log" 2>&1 || {
       cat "${scratch}/log" >&2
       failed+=("${release}")
       continue

@@ -11,12 +11,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 MAX_README_LINES=150
 MAX_SETTINGS=15
 # Names that hack/ reads with a default but that are no settings: the
-# harness sets them for its own scripts (a scratch tree, releases/ or
-# _output/, a node script that already runs inside the node, a fake mount
-# table), releases/BASE/upstream.env sets them, or they are the
-# environment's or git's.
-NOT_SETTINGS=(KEP_KUBE_ROOT KEP_RELEASES KEP_OUTPUT KEP_NODE_INSIDE KEP_PROC_MOUNTS
-  STAGING_UNSERVED STANDIN_DEPENDENCIES MODULE_SUBSTITUTES PORT_FROM KUBE_BINARY_VERSION ETCD_VERSION KUBECTL TMPDIR
+# harness's own, HARNESS_*, which it sets for its scripts and tests (a scratch
+# tree, releases/ or _output/, a node script that already runs inside the
+# node, a fake mount table); those releases/BASE/upstream.env sets; and the
+# environment's or git's. The settings are the upstream names the Makefile
+# lists and KEP_*.
+NOT_SETTINGS=(STAGING_UNSERVED STANDIN_DEPENDENCIES MODULE_SUBSTITUTES PORT_FROM KUBE_BINARY_VERSION ETCD_VERSION KUBECTL TMPDIR
   GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL)
 
 failed=0
@@ -40,8 +40,13 @@ count=$(wc -l <<<"${listed}")
 read_names=$(cat "${ROOT}"/hack/*.sh "${ROOT}"/hack/{lib,internal}/*.sh "${ROOT}/.ci/run" |
   grep -oE '\$\{[A-Z][A-Z0-9_]*:-' | sed 's/^..//; s/:-$//' | LC_ALL=C sort -u)
 for name in ${read_names}; do
-  [[ " ${NOT_SETTINGS[*]} " != *" ${name} "* ]] || continue
-  grep -qx -- "${name}" <<<"${listed}" || fail "${name} is read by hack/ but is not a setting the Makefile lists (#: ${name} ...)."
+  [[ " ${NOT_SETTINGS[*]} " != *" ${name} "* && "${name}" != HARNESS_* ]] || continue
+  grep -qx -- "${name}" <<<"${listed}" || fail "${name} is read by hack/ but is not a setting the Makefile lists (#: ${name} ...); a name the harness sets for itself is HARNESS_${name#KEP_}."
+done
+# Every KEP_ name that hack/ reads is a setting: the harness's own are HARNESS_.
+kep_names=$(cat "${ROOT}"/hack/*.sh "${ROOT}"/hack/{lib,internal}/*.sh "${ROOT}/.ci/run" | grep -oE '\bKEP_[A-Z0-9_]+' | LC_ALL=C sort -u)
+for name in ${kep_names}; do
+  grep -qx -- "${name}" <<<"${listed}" || fail "${name} is not a setting the Makefile lists: the harness's own names are HARNESS_*, not KEP_*."
 done
 
 (

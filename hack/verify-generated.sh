@@ -19,8 +19,8 @@ kep::log::status "generated: upstream's generated files of ${TREE}"
 for release in $(kep::tree::port_leaves); do
   tree="_output/$(kep::tree::release_var "${release}" KUBE_TREE)"
   kep::log::status "generated: upstream's generated files of the ${release} series, in ${tree}"
-  if ! BASE="${release}" KEP_KUBE_ROOT='' "${ROOT}/hack/checkout.sh" ||
-    ! BASE="${release}" KEP_KUBE_ROOT='' "${ROOT}/hack/internal/check-generated.sh"; then
+  if ! BASE="${release}" HARNESS_KUBE_ROOT='' "${ROOT}/hack/checkout.sh" ||
+    ! BASE="${release}" HARNESS_KUBE_ROOT='' "${ROOT}/hack/internal/check-generated.sh"; then
     failed+=("${release}")
   fi
 done

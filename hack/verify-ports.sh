@@ -15,7 +15,7 @@ trap 'rm -rf "${scratch}"' EXIT
 for release in $(kep::tree::ported_from_any); do
   kep::log::status "ports: the ${release} series applies to a fresh $(kep::tree::release_var "${release}" KUBE_VERSION) base and is ported from releases/$(kep::tree::release_var "${release}" PORT_FROM)/patches"
   scratch=$(mktemp -d "${OUTPUT}/verify.XXXXXX")
-  BASE="${release}" KEP_KUBE_ROOT="${scratch}/kubernetes" "${ROOT}/hack/port.sh" check || failed+=("${release}")
+  BASE="${release}" HARNESS_KUBE_ROOT="${scratch}/kubernetes" "${ROOT}/hack/port.sh" check || failed+=("${release}")
   rm -rf "${scratch}"
 done
 ((${#failed[@]} == 0)) || kep::log::error_exit "ports: the ${failed[*]} series (above)."

@@ -10,7 +10,7 @@ mkdir -p "${OUTPUT}"
 scratch=$(mktemp -d "${OUTPUT}/verify.XXXXXX")
 trap 'rm -rf "${scratch}"' EXIT
 kep::log::status "series: ${SERIES}/ applies to a fresh ${KUBE_VERSION} base and reproduces ${TREE}"
-if ! KEP_KUBE_ROOT="${scratch}/kubernetes" "${ROOT}/hack/checkout.sh" >"${scratch}/log" 2>&1; then
+if ! HARNESS_KUBE_ROOT="${scratch}/kubernetes" "${ROOT}/hack/checkout.sh" >"${scratch}/log" 2>&1; then
   cat "${scratch}/log" >&2
   kep::log::error_exit "series: ${SERIES}/ does not apply to a fresh base. Rebase the series in ${TREE}, run 'make patches', and commit."
 fi

@@ -27,7 +27,7 @@ verify_tree() {
 }
 verify_tree "${BASE}" "${KUBE_ROOT}"
 for release in $(kep::tree::port_leaves); do
-  if ! BASE="${release}" KEP_KUBE_ROOT='' "${ROOT}/hack/checkout.sh"; then
+  if ! BASE="${release}" HARNESS_KUBE_ROOT='' "${ROOT}/hack/checkout.sh"; then
     failed+=("${release}: checkout")
     continue
   fi

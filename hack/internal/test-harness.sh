@@ -53,9 +53,9 @@ scratch_tree() {
 mkdir -p "${work}/project"
 cp -R "${RELEASES}" "${work}/project/releases"
 scratch_tree "${work}/kubernetes"
-export KEP_RELEASES="${work}/project/releases" KEP_KUBE_ROOT="${work}/kubernetes"
-s=${KEP_KUBE_ROOT}
-series="${KEP_RELEASES}/${BASE}/patches"
+export HARNESS_RELEASES="${work}/project/releases" HARNESS_KUBE_ROOT="${work}/kubernetes"
+s=${HARNESS_KUBE_ROOT}
+series="${HARNESS_RELEASES}/${BASE}/patches"
 series_head=$(git -C "${s}" log -1 --format=%s)
 
 failures=0
@@ -156,7 +156,7 @@ git -C "${work}/unexported" reset -q --hard "${BASE_TAG}"
 git -C "${work}/unexported" fetch -q "${s}" HEAD
 git -C "${work}/unexported" cherry-pick FETCH_HEAD >/dev/null
 git -C "${work}/unexported" update-ref -d "${SYNCED_REF}"
-unit_step() { KEP_KUBE_ROOT=$1 in_harness eval 'kep::golang::test_flags 5m && kep::golang::test_units'; }
+unit_step() { HARNESS_KUBE_ROOT=$1 in_harness eval 'kep::golang::test_flags 5m && kep::golang::test_units'; }
 check "make test's unit step tests the package of an unexported commit" unit_step "${work}/unexported"
 check "and says so" eval 'said "^ok[[:space:]]*k8s.io/kubernetes/${pkg}" && said "upstream tests of what .* changes: ./${pkg}$"'
 git -C "${work}/unexported" reset -q --hard "${BASE_TAG}"
@@ -166,7 +166,7 @@ echo "not Go" >"${work}/unexported/NOTES.txt"
 check "a tree that changes no Go package is an error" eval '! unit_step "${work}/unexported"'
 check "that says so" said "changes no Go package on ${BASE_TAG}"
 git -C "${work}/unexported" tag -d "${BASE_TAG}" >/dev/null
-check "a tree whose changes cannot be listed is an error" eval '! KEP_KUBE_ROOT="${work}/unexported" in_harness kep::tree::touched_packages'
+check "a tree whose changes cannot be listed is an error" eval '! HARNESS_KUBE_ROOT="${work}/unexported" in_harness kep::tree::touched_packages'
 rm -rf "${work}/unexported"
 git -C "${s}" reset -q --hard HEAD~1
 
@@ -208,9 +208,9 @@ checkout
 # copies of releases/ and of the 1.38 tree; the port check of make verify
 # sees a change that was not carried.
 port() {
-  BASE=1.38 KEP_KUBE_ROOT="${work}/kubernetes-1.38" "${ROOT}/hack/port.sh" "$@" >"${work}/out" 2>&1
+  BASE=1.38 HARNESS_KUBE_ROOT="${work}/kubernetes-1.38" "${ROOT}/hack/port.sh" "$@" >"${work}/out" 2>&1
 }
-series_patch() { find "${KEP_RELEASES}/$1/patches" -name "$2-*.patch"; }
+series_patch() { find "${HARNESS_RELEASES}/$1/patches" -name "$2-*.patch"; }
 check "the 1.38 series applies with git am and passes the port check" port check
 # The edits below depend on no patch's text: one adds a file to the first
 # patch, the other changes .go-version, which names each base's Go release.
@@ -227,7 +227,7 @@ check "the port check fails after the 1.37 series changed" eval '! port check &&
 check "port succeeds" port
 check "and carries the change into the 1.38 series" grep -q "^+carried by make port" "$(series_patch 1.38 0001)"
 check "after which the port check passes" port check
-cp -R "${KEP_RELEASES}/1.38" "${work}/ported"
+cp -R "${HARNESS_RELEASES}/1.38" "${work}/ported"
 go_version=$(git -C "${s}" show "${BASE_TAG}:.go-version")
 cat >>"${first}" <<EOF
 diff --git a/.go-version b/.go-version
@@ -238,9 +238,9 @@ diff --git a/.go-version b/.go-version
 +${go_version}.1
 EOF
 check "a change where the bases differ does not port" eval '! port && said "first in 0001" && said ".go-version"'
-check "and nothing is written" diff -r "${work}/ported" "${KEP_RELEASES}/1.38"
-rm -rf "${KEP_RELEASES}"
-cp -R "${RELEASES}" "${KEP_RELEASES}"
+check "and nothing is written" diff -r "${work}/ported" "${HARNESS_RELEASES}/1.38"
+rm -rf "${HARNESS_RELEASES}"
+cp -R "${RELEASES}" "${HARNESS_RELEASES}"
 
 # make clean refuses while the tree of any base, not only the default one,
 # holds work that is in no series, names it, and says how to keep it.
@@ -252,7 +252,7 @@ new_output() {
   ln -s "${t138}" "${work}/output/kubernetes-1.38"
 }
 clean() {
-  env -u KEP_KUBE_ROOT KEP_OUTPUT="${work}/output" "${ROOT}/hack/clean.sh" >"${work}/out" 2>&1
+  env -u HARNESS_KUBE_ROOT HARNESS_OUTPUT="${work}/output" "${ROOT}/hack/clean.sh" >"${work}/out" 2>&1
 }
 kept() { test -L "${work}/output/kubernetes-1.38"; }
 new_output
@@ -287,9 +287,9 @@ check "and removes _output/" test ! -e "${work}/output"
 # A host with only cgroup v2: the node check and make run refuse at once.
 printf 'cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,nodev,noexec,relatime 0 0\n' >"${work}/mounts-v2"
 check "the node check refuses a host with only cgroup v2" \
-  eval '! KEP_PROC_MOUNTS="${work}/mounts-v2" "${ROOT}/hack/node-check.sh" >"${work}/out" 2>&1 && said "cgroup v1: this host has only cgroup v2"'
+  eval '! HARNESS_PROC_MOUNTS="${work}/mounts-v2" "${ROOT}/hack/node-check.sh" >"${work}/out" 2>&1 && said "cgroup v1: this host has only cgroup v2"'
 check "make run refuses it at the start, building nothing" \
-  eval '! KEP_PROC_MOUNTS="${work}/mounts-v2" KEP_RUN_EXIT=1 KEP_OUTPUT="${work}/run-output" "${ROOT}/hack/run.sh" </dev/null >"${work}/out" 2>&1 && said "cgroup v1: this host has only cgroup v2" && ! said "building" && test ! -e "${work}/run-output/bin"'
+  eval '! HARNESS_PROC_MOUNTS="${work}/mounts-v2" KEP_RUN_EXIT=1 HARNESS_OUTPUT="${work}/run-output" "${ROOT}/hack/run.sh" </dev/null >"${work}/out" 2>&1 && said "cgroup v1: this host has only cgroup v2" && ! said "building" && test ! -e "${work}/run-output/bin"'
 
 # make verify runs every hack/verify-*.sh: one planted in a copy of hack/ is
 # listed, after the quick checks.
@@ -301,7 +301,7 @@ check "make verify finds a new check by its name" \
   eval '"${work}/root/hack/verify.sh" --list >"${work}/out" 2>&1 && [[ "$(tail -n +10 "${work}/out")" == *planted* ]] && [[ "$(head -n 9 "${work}/out")" != *planted* ]]'
 
 # make pr: no identity, no pull request; a placeholder is no identity.
-pr() { KEP_OUTPUT="${work}/pr-output" "${ROOT}/hack/pr.sh" </dev/null >"${work}/out" 2>&1; }
+pr() { HARNESS_OUTPUT="${work}/pr-output" "${ROOT}/hack/pr.sh" </dev/null >"${work}/out" 2>&1; }
 mkdir -p "${work}/pr-output"
 check "make pr refuses without the submitter's identity, off a terminal" \
   eval '! pr && said "needs the submitter'"'"'s name, e-mail and GitHub handle" && test ! -e "${work}/pr-output/pr"'

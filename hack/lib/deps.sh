@@ -7,7 +7,7 @@
 
 # PACKAGE COMMAND: the package, and the command that shows it is there
 # (none: ask dpkg). A command found on PATH is enough, wherever it came from.
-KEP_DEBIAN_PACKAGES=(
+HARNESS_DEBIAN_PACKAGES=(
   "ca-certificates -"     # the Go module proxy and Debian's mirrors over HTTPS
   "git git"               # every target: the upstream trees are git repositories
   "make make"             # the targets
@@ -32,7 +32,7 @@ kep::deps::missing() {
   local want entry package command found
   for want in "$@"; do
     found=""
-    for entry in "${KEP_DEBIAN_PACKAGES[@]}"; do
+    for entry in "${HARNESS_DEBIAN_PACKAGES[@]}"; do
       read -r package command _ <<<"${entry}"
       [[ "${package}" == "${want}" ]] || continue
       found=1
@@ -47,14 +47,14 @@ kep::deps::missing() {
 }
 
 # kep::deps::ensure PACKAGE... installs, with apt-get, the Debian packages named
-# (from KEP_DEBIAN_PACKAGES; "all" for every one) that are not there yet, or
+# (from HARNESS_DEBIAN_PACKAGES; "all" for every one) that are not there yet, or
 # stops saying how to install them.
 kep::deps::ensure() {
   local -a want=("$@") missing
   if [[ "${want[*]}" == all ]]; then
     want=()
     local entry
-    for entry in "${KEP_DEBIAN_PACKAGES[@]}"; do
+    for entry in "${HARNESS_DEBIAN_PACKAGES[@]}"; do
       want+=("${entry%% *}")
     done
   fi

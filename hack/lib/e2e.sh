@@ -151,7 +151,7 @@ kep::e2e::run_node() {
   mkdir -p "${work}"
   printf 'os: Linux\n' >"${work}/system-spec.yaml"
   kep::log::status "node e2e specs (${name}); the output goes to ${E2E_DIR#"${ROOT}/"}/${name}.log"
-  kep::node::exec env -C "${work}" KEP_NODE_INSIDE=1 PATH="${ROOT}/hack/internal/e2e-node-shims:${NODE_BIN}:${PATH}" \
+  kep::node::exec env -C "${work}" HARNESS_NODE_INSIDE=1 PATH="${ROOT}/hack/internal/e2e-node-shims:${NODE_BIN}:${PATH}" \
     "${E2E_DIR}/e2e_node.test" --ginkgo.focus "${focus}" --ginkgo.no-color --ginkgo.v \
     --host "https://${NODE_IP}:6443" --bearer-token "$(cut -d, -f1 "${NODE_STATE}/certs/tokens.csv")" \
     --start-services=false --prepull-images=false \

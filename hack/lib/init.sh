@@ -9,15 +9,15 @@
 shopt -s inherit_errexit
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-# KEP_OUTPUT lets hack/internal/test-harness.sh try make clean on a scratch _output/.
-OUTPUT="${KEP_OUTPUT:-${ROOT}/_output}"
+# HARNESS_OUTPUT lets hack/internal/test-harness.sh try make clean on a scratch _output/.
+OUTPUT="${HARNESS_OUTPUT:-${ROOT}/_output}"
 
 # BASE names the upstream release to work on: releases/BASE/upstream.env
-# pins it, and releases/BASE/patches is its series. KEP_RELEASES lets
+# pins it, and releases/BASE/patches is its series. HARNESS_RELEASES lets
 # hack/internal/test-harness.sh work on a copy of releases/.
 DEFAULT_BASE=1.37
 BASE="${BASE:-${DEFAULT_BASE}}"
-RELEASES="${KEP_RELEASES:-${ROOT}/releases}"
+RELEASES="${HARNESS_RELEASES:-${ROOT}/releases}"
 RELEASE="${RELEASES}/${BASE}"
 if [[ ! -f "${RELEASE}/upstream.env" ]]; then
   printf '!!! BASE=%s: there is no releases/%s/upstream.env; the bases are: %s\n' \
@@ -27,8 +27,8 @@ fi
 # shellcheck source=releases/1.37/upstream.env
 source "${RELEASE}/upstream.env"
 
-# KEP_KUBE_ROOT lets the checks (hack/verify-*.sh) and hack/internal/test-harness.sh use a scratch tree.
-KUBE_ROOT="${KEP_KUBE_ROOT:-${OUTPUT}/${KUBE_TREE}}"
+# HARNESS_KUBE_ROOT lets the checks (hack/verify-*.sh) and hack/internal/test-harness.sh use a scratch tree.
+KUBE_ROOT="${HARNESS_KUBE_ROOT:-${OUTPUT}/${KUBE_TREE}}"
 PATCHES="${RELEASE}/patches"
 # The tree and the series as messages name them.
 TREE=${KUBE_ROOT#"${ROOT}/"}

@@ -65,11 +65,11 @@ kep::node::kubelet_command() {
 }
 
 # kep::node::cgroup_v2_only succeeds on a host whose only cgroup hierarchy is
-# v2: cgroup2 is mounted and no v1 controller is. KEP_PROC_MOUNTS names
+# v2: cgroup2 is mounted and no v1 controller is. HARNESS_PROC_MOUNTS names
 # another mount table (hack/internal/test-harness.sh fakes such a host).
 kep::node::cgroup_v2_only() {
   awk '$3 == "cgroup" {v1 = 1} $3 == "cgroup2" {v2 = 1} END {exit !(v2 && !v1)}' \
-    "${KEP_PROC_MOUNTS:-/proc/self/mounts}"
+    "${HARNESS_PROC_MOUNTS:-/proc/self/mounts}"
 }
 
 # kep::node::missing prints, one per line, what this machine lacks to run a node.
@@ -196,10 +196,10 @@ kep::node::init_pid() {
 }
 
 # kep::node::exec runs a command inside the cluster's namespaces. A script that
-# runs there already (KEP_NODE_INSIDE=1, as the node e2e binary's stand-ins
+# runs there already (HARNESS_NODE_INSIDE=1, as the node e2e binary's stand-ins
 # for systemctl do) runs it directly.
 kep::node::exec() {
-  if [[ "${KEP_NODE_INSIDE:-0}" == 1 ]]; then
+  if [[ "${HARNESS_NODE_INSIDE:-0}" == 1 ]]; then
     "$@"
     return
   fi

@@ -241,7 +241,7 @@ kep::tree::origin_commits() {
   local scratch=$1 dir=$2 ref=$3 origin tag parent f
   origin="${OUTPUT}/$(kep::tree::release_var "${PORT_FROM}" KUBE_TREE)"
   tag=$(kep::tree::release_var "${PORT_FROM}" BASE_TAG)
-  [[ -d "${origin}/.git" ]] || BASE="${PORT_FROM}" KEP_KUBE_ROOT='' "${ROOT}/hack/checkout.sh"
+  [[ -d "${origin}/.git" ]] || BASE="${PORT_FROM}" HARNESS_KUBE_ROOT='' "${ROOT}/hack/checkout.sh"
   parent=$(git -C "${origin}" rev-parse "${tag}^{commit}")
   GIT_INDEX_FILE="${scratch}/origin-index" git -C "${origin}" read-tree "${parent}"
   for f in "${dir}"/[0-9][0-9][0-9][0-9]-*.patch; do

@@ -8,7 +8,7 @@
 // container_probe_mutable.go), which 'make test-node' runs on the same node.
 // Run these with 'make test-node' or 'make measure-node', which build and
 // start the single-node cluster of hack/node-up.sh and set
-// KEP_NODE_KUBECONFIG.
+// HARNESS_NODE_KUBECONFIG.
 package node
 
 import (
@@ -39,8 +39,8 @@ const probeImage = "registry.k8s.invalid/kep-6318/probe-target:1.0"
 const eventually = 90 * time.Second
 
 // kubeletGate reports whether the node's kubelet runs with
-// MutableContainerProbes on (KEP_NODE_KUBELET_GATE, default true).
-func kubeletGate() bool { return os.Getenv("KEP_NODE_KUBELET_GATE") != "false" }
+// MutableContainerProbes on (HARNESS_NODE_KUBELET_GATE, default true).
+func kubeletGate() bool { return os.Getenv("HARNESS_NODE_KUBELET_GATE") != "false" }
 
 // framework is one test's client and namespace.
 type framework struct {
@@ -52,7 +52,7 @@ type framework struct {
 
 func newFramework(t *testing.T) *framework {
 	t.Helper()
-	path := os.Getenv("KEP_NODE_KUBECONFIG")
+	path := os.Getenv("HARNESS_NODE_KUBECONFIG")
 	if path == "" {
 		path = filepath.Join("..", "..", "_output", "node", "state", "kubeconfig")
 	}

@@ -22,13 +22,13 @@ import (
 )
 
 // The measurements of docs/performance.md. They run only with
-// KEP_NODE_MEASURE=1 ('make measure-node') and the kubelet's gate on, and
+// HARNESS_NODE_MEASURE=1 ('make measure-node') and the kubelet's gate on, and
 // report figures; they fail only when the kubelet misbehaves (a restart, a
 // change that is never applied), never on a duration.
 
 func measuring(t *testing.T) {
 	t.Helper()
-	if os.Getenv("KEP_NODE_MEASURE") != "1" {
+	if os.Getenv("HARNESS_NODE_MEASURE") != "1" {
 		t.Skip("a measurement: run it with 'make measure-node'")
 	}
 	if !kubeletGate() {

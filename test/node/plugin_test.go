@@ -44,7 +44,7 @@ func (f *framework) probeCommand(args ...string) *exec.Cmd {
 
 // nodeKubeconfig is the node's kubeconfig.
 func nodeKubeconfig() string {
-	if kubeconfig := os.Getenv("KEP_NODE_KUBECONFIG"); kubeconfig != "" {
+	if kubeconfig := os.Getenv("HARNESS_NODE_KUBECONFIG"); kubeconfig != "" {
 		return kubeconfig
 	}
 	return filepath.Join("..", "..", "_output", "node", "state", "kubeconfig")

@@ -16,7 +16,7 @@ limitations under the License.
 
 // This file is not part of Kubernetes: the KEP-6318 project compiles it into
 // pkg/kubelet/prober of the patched tree and of the base tree with
-// go test -overlay (make bench). KEP_TREE says which tree it runs in.
+// go test -overlay (make bench). HARNESS_TREE says which tree it runs in.
 
 package prober
 
@@ -58,12 +58,12 @@ func kepContext(b *testing.B) context.Context {
 func kepEnableGate(b *testing.B) {
 	const gate = featuregate.Feature("MutableContainerProbes")
 	_, known := utilfeature.DefaultMutableFeatureGate.GetAll()[gate]
-	switch tree := os.Getenv("KEP_TREE"); {
+	switch tree := os.Getenv("HARNESS_TREE"); {
 	case tree == "patched" && known:
 		featuregatetesting.SetFeatureGateDuringTest(b, utilfeature.DefaultFeatureGate, gate, true)
 	case tree == "base" && !known:
 	default:
-		b.Fatalf("KEP_TREE=%q, and the gate %s is known: %v", tree, gate, known)
+		b.Fatalf("HARNESS_TREE=%q, and the gate %s is known: %v", tree, gate, known)
 	}
 }
 

@@ -17,7 +17,7 @@ limitations under the License.
 // This file is not part of Kubernetes: the KEP-6318 project compiles it into
 // pkg/apis/core/validation of the patched tree and of the base tree with
 // go test -overlay (make test-differential). Each tree writes one JSON line
-// per pair to KEP_DIFF_OUT, a kepdiff.Record (the project's
+// per pair to HARNESS_DIFF_OUT, a kepdiff.Record (the project's
 // internal/differential/record, compiled in beside it); the project's
 // cmd/differential compares them.
 
@@ -235,18 +235,18 @@ func kepEnvInt(t *testing.T, name string, def int64) int64 {
 	return v
 }
 
-// TestKEPDifferential writes one kepdiff.Record per pair to KEP_DIFF_OUT.
-// KEP_DIFF_SEED and KEP_DIFF_PAIRS choose the corpus; KEP_DIFF_TREE is
-// "patched" or "base". With KEP_DIFF_DUMP=i,j,... it writes those pairs as a
+// TestKEPDifferential writes one kepdiff.Record per pair to HARNESS_DIFF_OUT.
+// KEP_DIFF_SEED and KEP_DIFF_PAIRS choose the corpus; HARNESS_DIFF_TREE is
+// "patched" or "base". With HARNESS_DIFF_DUMP=i,j,... it writes those pairs as a
 // reproducer instead.
 func TestKEPDifferential(t *testing.T) {
-	out := os.Getenv("KEP_DIFF_OUT")
+	out := os.Getenv("HARNESS_DIFF_OUT")
 	if out == "" {
-		t.Skip("KEP_DIFF_OUT is not set; run make test-differential")
+		t.Skip("HARNESS_DIFF_OUT is not set; run make test-differential")
 	}
-	tree := os.Getenv("KEP_DIFF_TREE")
+	tree := os.Getenv("HARNESS_DIFF_TREE")
 	if tree != "patched" && tree != "base" {
-		t.Fatalf("KEP_DIFF_TREE=%q, want patched or base", tree)
+		t.Fatalf("HARNESS_DIFF_TREE=%q, want patched or base", tree)
 	}
 	seed := kepEnvInt(t, "KEP_DIFF_SEED", 1)
 	n := int(kepEnvInt(t, "KEP_DIFF_PAIRS", 30000))
@@ -268,11 +268,11 @@ func TestKEPDifferential(t *testing.T) {
 		}
 	}()
 
-	if dump := os.Getenv("KEP_DIFF_DUMP"); dump != "" {
+	if dump := os.Getenv("HARNESS_DIFF_DUMP"); dump != "" {
 		for _, s := range strings.Split(dump, ",") {
 			i, err := strconv.Atoi(s)
 			if err != nil {
-				t.Fatalf("KEP_DIFF_DUMP: %v", err)
+				t.Fatalf("HARNESS_DIFF_DUMP: %v", err)
 			}
 			kepDump(t, w, i, g.pair(i))
 		}

@@ -38,10 +38,10 @@ import (
 )
 
 // kepFuzzSeeds adds the committed regression inputs of the project: the
-// files of KEP_FUZZ_CORPUS, in the "go test fuzz v1" format that go test
+// files of HARNESS_FUZZ_CORPUS, in the "go test fuzz v1" format that go test
 // writes for a failing input.
 func kepFuzzSeeds(f *testing.F) {
-	dir := os.Getenv("KEP_FUZZ_CORPUS")
+	dir := os.Getenv("HARNESS_FUZZ_CORPUS")
 	if dir == "" {
 		return
 	}
