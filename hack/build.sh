@@ -37,12 +37,20 @@ cd "${KUBE_ROOT}"
 commit=$(kep::tree::git rev-parse HEAD)
 state=clean
 [[ -z "$(kep::tree::git status --porcelain --untracked-files=no)" ]] || state=dirty
-major=${KUBE_VERSION#v}
+# A base whose DefaultKubeBinaryVersion is raised (the one for master) is
+# stamped as master's builds are: the next release's alpha.0. Otherwise the
+# API server would emulate the release the base was served as, where the
+# gate does not exist yet.
+version=${KUBE_VERSION}
+if [[ -n "${KUBE_BINARY_VERSION:-}" ]]; then
+  version=v${KUBE_BINARY_VERSION}.0-alpha.0
+fi
+major=${version#v}
 minor=${major#*.}
 ldflags=()
 for pkg in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
   ldflags+=(
-    "-X ${pkg}.gitVersion=${KUBE_VERSION}+kep.6318"
+    "-X ${pkg}.gitVersion=${version}+kep.6318"
     "-X ${pkg}.gitMajor=${major%%.*}"
     "-X ${pkg}.gitMinor=${minor%%.*}"
     "-X ${pkg}.gitCommit=${commit}"
