@@ -156,13 +156,14 @@ kep::generated::reset() {
   git -C "$1" clean -q -fd -- . "${NOT_STANDINS[@]}"
 }
 
-# kep::generated::base_tree DIR, on a base with stand-in modules, makes DIR a
-# worktree of the base commit with the stand-ins placed, for
+# kep::generated::base_tree DIR [etcd], on a base with stand-in modules or a
+# raised binary version, makes DIR a worktree of the base commit with the
+# stand-ins placed (as kep::generated::place_standins), for
 # kep::generated::regenerate, and prints DIR; on other bases it prints nothing.
 kep::generated::base_tree() {
-  [[ -n "$(kep::tree::standin_paths)" ]] || return 0
+  [[ -n "$(kep::tree::standin_paths)" || -n "${KUBE_BINARY_VERSION:-}" ]] || return 0
   kep::tree::new_worktree "$1" "$(kep::tree::base_commit)" >&2
-  kep::generated::place_standins "$1" >&2
+  kep::generated::place_standins "$1" "${2:-}" >&2
   echo "$1"
 }
 
