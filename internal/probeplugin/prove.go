@@ -309,6 +309,10 @@ type proof struct {
 	added  map[probeType]bool
 	// notes say what needs no proof, in the order of probeTypes.
 	notes []string
+	// startedAtChange is whether the container had started when the change
+	// was stored. The kubelet may report the new generation and a start in
+	// one status, so only this says which probe started it.
+	startedAtChange bool
 
 	applied bool
 	// began holds the probes whose proof began, with their failure window.
@@ -338,6 +342,8 @@ func newProof(before, stored *v1.Pod, container string, margin time.Duration) (*
 		began:      map[probeType]time.Duration{},
 		passed:     map[probeType]string{},
 		last:       stored,
+
+		startedAtChange: started(containerStatus(stored, container)),
 	}
 	was, now := probesOf(before, container), probesOf(stored, container)
 	for _, t := range changedProbes(before, stored, container) {
@@ -378,7 +384,7 @@ func (p *proof) observe(pod *v1.Pod, now time.Time) step {
 		}
 		p.applied = true
 		if probe := p.probes[startup]; probe != nil {
-			if started(status) {
+			if p.startedAtChange {
 				delete(p.probes, startup)
 				p.notes = append(p.notes, "the container has started: its new startup probe runs when it restarts")
 			} else {

@@ -203,6 +203,7 @@ func startupChanged(before, stored *v1.Pod) {
 	stored.Spec.Containers[0].ReadinessProbe = before.Spec.Containers[0].ReadinessProbe
 	stored.Spec.Containers[0].StartupProbe = httpGet("/started")
 	stored.Spec.Containers[0].StartupProbe.FailureThreshold = 30
+	stored.Status = *before.Status.DeepCopy()
 }
 
 func TestProve(t *testing.T) {
@@ -517,6 +518,14 @@ func TestProveStartup(t *testing.T) {
 		},
 		want:  "the kubelet applied generation 2; the new startup probe passed: the container started",
 		after: time.Minute,
+	}, {
+		// The kubelet may report the new generation and the start in one
+		// status update: the container had not started when the change was
+		// stored, so its new probe started it.
+		name:  "the container has started by the time the kubelet reports the generation",
+		run:   func(k *kubelet) { k.reportStarted(2, true, false) },
+		want:  "the kubelet applied generation 2; the new startup probe passed: the container started",
+		after: 0,
 	}, {
 		name: "the container restarts before it started",
 		run: func(k *kubelet) {

@@ -369,11 +369,11 @@ func TestPluginStartupProven(t *testing.T) {
 		t.Errorf("%s: %d restarts, generation %d; want it left as it was", names[1], restarts(p, app), p.Generation)
 	}
 
-	// The first Pod's container restarted and has started since: its new startup probe runs
-	// from its next start. The second one's has not started: the new probe starts it.
+	// Neither container has started: the first one's restarted with the old probe put back, which
+	// fails, and the second one's never had another. The new probe starts each of them.
 	out, err = f.kubectlProbe("set", "deployment/boot", "--startup", "--get-url=http://:8080/healthz")
 	for _, want := range []string{
-		"pod/" + names[0] + ": the kubelet applied generation 4; the container has started: its new startup probe runs when it restarts",
+		"pod/" + names[0] + ": the kubelet applied generation 4; the new startup probe passed: the container started",
 		"pod/" + names[1] + ": the kubelet applied generation 2; the new startup probe passed: the container started",
 	} {
 		if err != nil || !strings.Contains(out, want) {
