@@ -4,15 +4,17 @@
 # (hack/node-up.sh), runs the tests that apply, and tears it down with its
 # leftover checks (hack/node-down.sh). Needs root on Linux; see kep::node::missing
 # in hack/lib/node.sh.
-#   - gate on: the feature's e2e specs of the series
+#   - gate on: the feature's node e2e spec, which restarts the kubelet
+#     (test/e2e_node, kep::e2e::run_node), and the project's tests that
+#     restart it (test/node, TestKubeletRestart*), each alone; then the
+#     feature's e2e specs of the series
 #     (test/e2e/common/node/container_probe_mutable.go), built and run as
-#     make test-upstream-e2e does (hack/lib/e2e.sh), the feature's node e2e
-#     spec, which restarts the kubelet (test/e2e_node, kep::e2e::run_node), then
-#     the project's tests that restart the kubelet (test/node), one after
-#     another;
+#     make test-upstream-e2e does (hack/lib/e2e.sh), alongside the project's
+#     other tests: both spend their time waiting for the node;
 #   - gate off on the kubelet, on in the API server: the project's test of
 #     the version skew (test/node), which needs a node set up so.
-# KUBE_TEST_ARGS go to the go test of test/node (-run TestX, say).
+# KUBE_TEST_ARGS go to the go test of test/node (-run TestX, say); with them,
+# that go test runs after the specs, on its own.
 #
 #   hack/test-node.sh           make test-node
 #   hack/test-node.sh measure   make measure-node: the measurements of
@@ -42,17 +44,41 @@ fi
 REPORT="${NODE_DIR}/test-node.log"
 : >"${REPORT}"
 
-# project_tests GATE runs the test/node tests on the running node, whose
-# kubelet has the gate set to GATE: the measurements, or all the others.
+# The project's tests that restart the kubelet, which run alone.
+RESTART_TESTS='^TestKubeletRestart'
+
+# project_tests GATE [ARG...] runs the test/node tests on the running node,
+# whose kubelet has the gate set to GATE: the measurements, or all the
+# others, or those that ARG (go test's -run or -skip) selects.
 project_tests() {
-  local run=. timeout=20m
+  local gate=$1 run=. timeout=20m
+  shift
   ((measure == 0)) || run='^TestMeasure' timeout=60m
   (
     cd "${ROOT}"
-    HARNESS_NODE_KUBECONFIG="${NODE_KUBECONFIG}" HARNESS_NODE_KUBELET_GATE=$1 HARNESS_NODE_MEASURE=${measure} \
-      go test -tags node -count=1 -v -timeout "${timeout}" -run "${run}" "${test_args[@]}" ./test/node
+    HARNESS_NODE_KUBECONFIG="${NODE_KUBECONFIG}" HARNESS_NODE_KUBELET_GATE=${gate} HARNESS_NODE_MEASURE=${measure} \
+      go test -tags node -count=1 -v -timeout "${timeout}" -run "${run}" "$@" "${test_args[@]}" ./test/node
   ) 2>&1 | tee -a "${REPORT}"
 }
+
+# feature_specs runs the feature's e2e specs, and says which failed.
+feature_specs() {
+  kep::e2e::run feature "${E2E_FEATURE_FOCUS}" "${E2E_LABELS_GATE_ON}" || {
+    local rc=$?
+    grep -E '^\s*\[FAIL\]|^Ran [0-9]+ of' "${E2E_DIR}/feature.log" >&2 || true
+    return "${rc}"
+  }
+}
+
+# The specs running in the background, stopped with their processes if the
+# run ends first.
+specs=""
+stop_tree() {
+  local child
+  for child in $(pgrep -P "$1"); do stop_tree "${child}"; done
+  kill "$1" 2>/dev/null || true
+}
+trap '[[ -z "${specs}" ]] || stop_tree "${specs}"' EXIT
 
 # suite GATE starts the node with the kubelet's gate set to GATE, runs what
 # applies, and stops it.
@@ -63,15 +89,22 @@ suite() {
   if ((measure)); then
     project_tests "${gate}" || rc=$?
   elif [[ "${gate}" == true ]]; then
-    kep::e2e::run feature "${E2E_FEATURE_FOCUS}" "${E2E_LABELS_GATE_ON}" || {
-      rc=$?
-      grep -E '^\s*\[FAIL\]|^Ran [0-9]+ of' "${E2E_DIR}/feature.log" >&2 || true
-    }
     kep::e2e::run_node feature-node "${E2E_NODE_FOCUS}" || {
       rc=$?
       grep -E '^\s*\[FAIL\]|^Ran [0-9]+ of' "${E2E_DIR}/feature-node.log" >&2 || true
     }
-    project_tests "${gate}" || rc=$?
+    if ((${#test_args[@]})); then
+      feature_specs || rc=$?
+      project_tests "${gate}" || rc=$?
+    else
+      project_tests "${gate}" -run "${RESTART_TESTS}" || rc=$?
+      # The specs' output goes to their log; the tests' to this one.
+      feature_specs &
+      specs=$!
+      project_tests "${gate}" -skip "${RESTART_TESTS}" || rc=$?
+      wait "${specs}" || rc=$?
+      specs=""
+    fi
   else
     project_tests "${gate}" || rc=$?
   fi

@@ -5,24 +5,21 @@
 # into it (git commit --fixup, git rebase --autosquash), never added as a
 # commit of its own; a deliberate refactor-then-change fits the budget.
 # Each series is measured on its tree when the tree holds exactly the series,
-# and on a scratch tree made from the series otherwise.
+# and otherwise on the tree that make verify checks out from the series
+# (kep::tree::fresh_tree), which the ports check then uses too.
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 CHURN_BUDGET=40
 
-mkdir -p "${OUTPUT}"
-scratch=$(mktemp -d "${OUTPUT}/verify.XXXXXX")
-trap 'rm -rf "${scratch}"' EXIT
+kep::tree::verify_run
 failed=()
 for release in $(kep::tree::releases); do
   tree="${OUTPUT}/$(kep::tree::release_var "${release}" KUBE_TREE)"
   base=$(kep::tree::release_var "${release}" BASE_TAG)
   if ! [[ -d "${tree}/.git" ]] || ! (BASE="${release}" HARNESS_KUBE_ROOT="${tree}" bash -c 'source "$1/hack/lib/init.sh"; kep::tree::is_exported' _ "${ROOT}"); then
-    tree="${scratch}/${release}"
-    BASE="${release}" HARNESS_KUBE_ROOT="${tree}" "${ROOT}/hack/checkout.sh" >"${scratch}/log" 2>&1 || {
-      cat "${scratch}/log" >&2
+    tree=$(kep::tree::fresh_tree "${release}") || {
       failed+=("${release}")
       continue
     }

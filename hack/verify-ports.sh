@@ -7,15 +7,13 @@ set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
-mkdir -p "${OUTPUT}"
+# The fresh trees are those the run's other checks use (kep::tree::fresh_tree):
+# each series is applied once in a make verify run.
+kep::tree::verify_run
 failed=()
-# Each release's fresh tree goes when its check ends, and on any way out.
-scratch=""
-trap 'rm -rf "${scratch}"' EXIT
 for release in $(kep::tree::ported_from_any); do
   kep::log::status "ports: the ${release} series applies to a fresh $(kep::tree::release_var "${release}" KUBE_VERSION) base and is ported from releases/$(kep::tree::release_var "${release}" PORT_FROM)/patches"
-  scratch=$(mktemp -d "${OUTPUT}/verify.XXXXXX")
-  BASE="${release}" HARNESS_KUBE_ROOT="${scratch}/kubernetes" "${ROOT}/hack/port.sh" check || failed+=("${release}")
-  rm -rf "${scratch}"
+  tree=$(kep::tree::fresh_tree "${release}") &&
+    BASE="${release}" HARNESS_KUBE_ROOT="${tree}" "${ROOT}/hack/port.sh" check || failed+=("${release}")
 done
 ((${#failed[@]} == 0)) || kep::log::error_exit "ports: the ${failed[*]} series (above)."

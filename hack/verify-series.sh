@@ -5,17 +5,15 @@ set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
+# A tree that make verify has just made from the series (a fresh clone's) is
+# that fresh tree (kep::tree::fresh_tree).
+kep::tree::verify_run
 kep::tree::ensure_checkout
-mkdir -p "${OUTPUT}"
-scratch=$(mktemp -d "${OUTPUT}/verify.XXXXXX")
-trap 'rm -rf "${scratch}"' EXIT
 kep::log::status "series: ${SERIES}/ applies to a fresh ${KUBE_VERSION} base and reproduces ${TREE}"
-if ! HARNESS_KUBE_ROOT="${scratch}/kubernetes" "${ROOT}/hack/checkout.sh" >"${scratch}/log" 2>&1; then
-  cat "${scratch}/log" >&2
+fresh_tree=$(kep::tree::fresh_tree "${BASE}") ||
   kep::log::error_exit "series: ${SERIES}/ does not apply to a fresh base. Rebase the series in ${TREE}, run 'make patches', and commit."
-fi
-fresh=$(git -C "${scratch}/kubernetes" rev-parse 'HEAD^{tree}')
-fresh_base=$(git -C "${scratch}/kubernetes" rev-parse "${BASE_TAG}^{tree}")
+fresh=$(git -C "${fresh_tree}" rev-parse 'HEAD^{tree}')
+fresh_base=$(git -C "${fresh_tree}" rev-parse "${BASE_TAG}^{tree}")
 head=$(kep::tree::git rev-parse 'HEAD^{tree}')
 base=$(kep::tree::git rev-parse "${BASE_TAG}^{tree}")
 [[ "${fresh_base}" == "${base}" ]] ||

@@ -31,6 +31,10 @@ if [[ "${1:-}" == --list ]]; then
   exit 0
 fi
 
+# The run's scratch directory, where the checks share the trees they make
+# (kep::tree::fresh_tree); it goes when the run ends.
+kep::tree::verify_run
+
 failed=()
 # run_checks NAME... runs each check and logs the time it took, so that a
 # slow one shows in the CI log.
@@ -59,7 +63,13 @@ fi
 # The checks of the ported series run from the base they are ported from.
 [[ "${BASE}" == "${DEFAULT_BASE}" ]] ||
   kep::log::error_exit "make verify checks the series of every base from BASE=${DEFAULT_BASE}; run it without BASE (or WHAT=<check> BASE=${BASE} for one check of this base)."
-kep::tree::ensure_checkout
+# A tree that does not exist yet (a fresh clone's) is made from the series
+# once, for the checks to share.
+if [[ -d "${KUBE_ROOT}/.git" ]]; then
+  kep::tree::ensure_checkout
+else
+  kep::tree::fresh_tree "${BASE}" >/dev/null
+fi
 run_checks "${QUICK_CHECKS[@]}"
 ((${#failed[@]} == 0)) ||
   kep::log::error_exit "verify failed: ${failed[*]} (the quick checks; the others did not run)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A control plane on loopback: etcd and kube-apiserver from _output/bin,
+# A control plane on loopback: the base's etcd (ETCD) and kube-apiserver from _output/bin,
 # with MutableContainerProbes set to GATE. The control-plane mode of make run
 # and make test-e2e (test/e2e) start it; it builds nothing.
 #
@@ -15,6 +15,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
 
 (($# == 4)) || kep::log::error_exit "usage: $0 DIR API_PORT ETCD_PORT GATE"
 dir=$1 port=$2 etcd_port=$3 gate=$4
+[[ -x "${ETCD}" ]] || kep::log::error_exit "${ETCD} is missing: make test-e2e and make run build it."
 
 pids=()
 # stop terminates the components in the reverse order of their start, so the
@@ -66,7 +67,7 @@ kep::control_plane::write_pki "${dir}/certs"
 kep::control_plane::write_kubeconfig "${dir}/kubeconfig" "https://127.0.0.1:${port}" "${dir}/certs"
 
 kep::control_plane::etcd_flags local "${dir}/etcd" "${etcd_port}" "$((etcd_port + 1))"
-start_component etcd "${BIN}/etcd" "${ETCD_FLAGS[@]}"
+start_component etcd "${ETCD}" "${ETCD_FLAGS[@]}"
 wait_for etcd curl -fsS "http://127.0.0.1:${etcd_port}/health"
 
 # No node runs here: the API server advertises loopback, and does not write

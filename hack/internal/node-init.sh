@@ -54,7 +54,7 @@ kube_apiserver() {
 }
 
 kep::control_plane::etcd_flags node "${NODE_STATE}/etcd" 2379 2380
-start_node_component etcd "${OUTPUT}/bin/etcd" "${ETCD_FLAGS[@]}"
+start_node_component etcd "${ETCD}" "${ETCD_FLAGS[@]}"
 
 # More flags for the API server, for example an audit policy (make test-docs).
 # shellcheck disable=SC2153 # kep::node::load_options sets it

@@ -116,11 +116,11 @@ EOF
   # Upstream's scripts take this release or a later one, as ours (the
   # workspace's go.etcd.io/etcd/server/v3) may be.
   local built
-  built=$("${BIN}/etcd" --version | sed -n 's/^etcd Version: //p')
+  built=$("${ETCD}" --version | sed -n 's/^etcd Version: //p')
   [[ "$(printf '%s\n' "${etcd_version}" "${built}" | sort -V | head -n 1)" == "${etcd_version}" ]] ||
-    kep::log::error_exit "${BIN}/etcd is etcd ${built}, older than the ${etcd_version} that ${tree}/hack/lib/etcd.sh pins."
+    kep::log::error_exit "${ETCD} is etcd ${built}, older than the ${etcd_version} that ${tree}/hack/lib/etcd.sh pins."
   mkdir -p "${tree}/third_party/etcd-v${etcd_version}-${platform}"
-  cp "${BIN}/etcd" "${tree}/third_party/etcd-v${etcd_version}-${platform}/etcd"
+  cp "${ETCD}" "${tree}/third_party/etcd-v${etcd_version}-${platform}/etcd"
   ln -sfn "etcd-v${etcd_version}-${platform}" "${tree}/third_party/etcd"
   cat >"${tree}/Makefile" <<'EOF'
 # The stand-in of upstream's Makefile for hack/update-openapi-spec.sh; see

@@ -29,7 +29,7 @@ kep::golang::write_overlay() {
 INTEGRATION_PACKAGES='^\./test/integration(/|$)'
 
 # kep::golang::test_integration ARGS... runs go test ARGS in the current directory, a
-# tree of this base, with the etcd of _output/bin. Upstream's test API server
+# tree of this base, with the etcd of this base (ETCD). Upstream's test API server
 # finds its fixtures from its source path, which -trimpath makes relative to
 # the module; it then looks under TEST_SRCDIR/TEST_WORKSPACE, as under Bazel,
 # where a link names this base's tree. The path is the same for every
@@ -38,7 +38,7 @@ kep::golang::test_integration() {
   local srcdir="${OUTPUT}/srcdir/${BASE}"
   mkdir -p "${srcdir}/k8s.io"
   ln -sfn "${KUBE_ROOT}" "${srcdir}/k8s.io/kubernetes"
-  PATH="${BIN}:${PATH}" TEST_SRCDIR="${srcdir}" TEST_WORKSPACE=. go test "${TRIMPATH}" "$@"
+  PATH="$(dirname "${ETCD}"):${PATH}" TEST_SRCDIR="${srcdir}" TEST_WORKSPACE=. go test "${TRIMPATH}" "$@"
 }
 
 # The node e2e suite's go test runs its specs against a node: make test and
@@ -82,19 +82,18 @@ kep::golang::test_units() {
 }
 
 # kep::golang::build_etcd builds the etcd that upstream's integration framework and
-# make run use, into _output/bin. go install refuses etcd's replace
-# directives; building it inside the Kubernetes workspace gives exactly the
-# version upstream pins.
+# make run use, into ETCD. go install refuses etcd's replace directives;
+# building it inside the Kubernetes workspace gives exactly the version
+# upstream pins.
 kep::golang::build_etcd() {
   local version
   version=$(cd "${KUBE_ROOT}" && go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)
-  # The bases pin different releases: another base's etcd is rebuilt.
-  if [[ -x "${BIN}/etcd" ]] && [[ "$("${BIN}/etcd" --version 2>/dev/null)" == *"etcd Version: ${version#v}"* ]]; then
+  if [[ -x "${ETCD}" ]] && [[ "$("${ETCD}" --version 2>/dev/null)" == *"etcd Version: ${version#v}"* ]]; then
     return
   fi
   kep::log::status "building etcd ${version}"
-  mkdir -p "${BIN}"
-  (cd "${KUBE_ROOT}" && go build -o "${BIN}/etcd" go.etcd.io/etcd/server/v3)
+  mkdir -p "$(dirname "${ETCD}")"
+  (cd "${KUBE_ROOT}" && go build -o "${ETCD}" go.etcd.io/etcd/server/v3)
 }
 
 # kep::golang::test_change ROOT FROM NAME runs go vet and go test, integration

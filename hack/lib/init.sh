@@ -34,6 +34,10 @@ PATCHES="${RELEASE}/patches"
 TREE=${KUBE_ROOT#"${ROOT}/"}
 SERIES=${PATCHES#"${ROOT}/"}
 BIN="${OUTPUT}/bin"
+# The etcd of this base, which pins its own release: each base keeps its own,
+# so that a target of one base never replaces the etcd that another's node or
+# tests run (.ci/run runs two bases' targets at once).
+ETCD="${OUTPUT}/etcd/${BASE}/etcd"
 # The ref that records the last commit of _output/kubernetes that the series was
 # applied from or exported to. HEAD beyond it is work that is not exported.
 SYNCED_REF=refs/kep/synced

@@ -210,6 +210,37 @@ kep::tree::ensure_checkout() {
   fi
 }
 
+# kep::tree::fresh_tree RELEASE prints a tree that holds the series of RELEASE
+# applied with git am to its freshly downloaded base, checking one out at most
+# once in a make verify run: in the release's own tree when it does not exist
+# yet (as in CI's fresh clone; the targets then use it), and otherwise in
+# HARNESS_VERIFY_RUN, the run's scratch directory, leaving the tree you work
+# in as it is. The checks that need such a tree (churn, ports) share it.
+kep::tree::fresh_tree() {
+  local release=$1 tree
+  [[ -n "${HARNESS_VERIFY_RUN:-}" ]] || kep::log::error_exit "kep::tree::fresh_tree needs HARNESS_VERIFY_RUN (kep::tree::verify_run)"
+  tree="${OUTPUT}/$(kep::tree::release_var "${release}" KUBE_TREE)"
+  if [[ -f "${HARNESS_VERIFY_RUN}/${release}.fresh" ]]; then
+    cat "${HARNESS_VERIFY_RUN}/${release}.fresh"
+    return
+  fi
+  [[ ! -e "${tree}" ]] || tree="${HARNESS_VERIFY_RUN}/${release}"
+  BASE="${release}" HARNESS_KUBE_ROOT="${tree}" "${ROOT}/hack/checkout.sh" >&2 || return
+  echo "${tree}" >"${HARNESS_VERIFY_RUN}/${release}.fresh"
+  echo "${tree}"
+}
+
+# kep::tree::verify_run sets HARNESS_VERIFY_RUN, the scratch directory of a make
+# verify run, unless hack/verify.sh has: a check run on its own gets its own.
+# The directory goes when the script exits (the trap is the script's only one).
+kep::tree::verify_run() {
+  [[ -z "${HARNESS_VERIFY_RUN:-}" ]] || return 0
+  mkdir -p "${OUTPUT}"
+  HARNESS_VERIFY_RUN=$(mktemp -d "${OUTPUT}/verify.XXXXXX")
+  export HARNESS_VERIFY_RUN
+  trap 'rm -rf "${HARNESS_VERIFY_RUN}"' EXIT
+}
+
 # kep::tree::release_patches RELEASE prints the directory of the series of RELEASE.
 kep::tree::release_patches() { echo "${RELEASES}/$1/patches"; }
 

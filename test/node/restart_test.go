@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,9 +18,15 @@ import (
 
 // restartKubelet restarts the node's kubelet with hack/node-restart-kubelet.sh,
 // with MutableContainerProbes set to gate unless it is empty, and returns when
-// the new kubelet answers. The containers keep running.
+// the new kubelet answers. The containers keep running. A test that restarts
+// the kubelet is named TestKubeletRestart...: make test-node runs those alone,
+// and the others alongside the feature's e2e specs. The measurements run on
+// their own (make measure-node).
 func restartKubelet(t *testing.T, gate string) time.Time {
 	t.Helper()
+	if !strings.HasPrefix(t.Name(), "TestKubeletRestart") && !strings.HasPrefix(t.Name(), "TestMeasure") {
+		t.Fatalf("%s restarts the kubelet: name it TestKubeletRestart..., which make test-node runs alone", t.Name())
+	}
 	args := []string{}
 	if gate != "" {
 		args = append(args, gate)
