@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds binaries from the patched tree into _output/bin, and the project's
-# kubectl plugin, cmd/kubectl-probe, from this repository.
+# Builds binaries from the patched tree into _output/bin (another base's into
+# _output/bin/<base>), and the project's kubectl plugin, cmd/kubectl-probe,
+# from this repository.
 #
 #   WHAT="cmd/kubelet" hack/build.sh
 #   WHAT="cmd/kubectl-probe" hack/build.sh

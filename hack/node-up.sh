@@ -50,11 +50,14 @@ if ((build)); then
   ((NODE_BASE == 0)) || kep::node::build_base_binaries
 fi
 
+NODE_KUBE_BIN="${BIN}"
+((NODE_BASE == 0)) || NODE_KUBE_BIN="${NODE_DIR}/base-bin"
+
 write_configs() {
   mkdir -p "${CONF}/cni" "${NODE_STATE}/logs" "${NODE_STATIC_PODS}"
   # The node's options, for its init and hack/node-restart-kubelet.sh.
   {
-    declare -p NODE_BASE NODE_KUBELET_GATE NODE_APISERVER_GATE NODE_APISERVER2_GATE NODE_APISERVER_ARGS
+    declare -p NODE_BASE NODE_KUBELET_GATE NODE_APISERVER_GATE NODE_APISERVER2_GATE NODE_APISERVER_ARGS NODE_KUBE_BIN
   } | sed -E 's/^declare -(-|([a-z]+)) /declare -g\2 /' >"${NODE_ENV}"
   kep::control_plane::write_kubeconfig "${CONF}/admin.kubeconfig" "https://${NODE_IP}:6443" "${CERTS}"
   kep::control_plane::write_kubeconfig "${NODE_KUBECONFIG}" "https://127.0.0.1:${NODE_API_PORT}" "${CERTS}"

@@ -30,8 +30,8 @@ POSTGRES_IMAGE=docker.io/library/postgres:17
 
 kep::tree::ensure_checkout
 kep::node::build
-# The guide's kubectl probe commands run the plugin from _output/bin, which
-# is on the node shell's PATH.
+# The guide's kubectl probe commands run the plugin from the base's binaries
+# (BIN), which are on the node shell's PATH.
 WHAT=cmd/kubectl-probe "${ROOT}/hack/build.sh"
 kep::e2e::build_images busybox agnhost
 kep::log::status "building the postgres stand-in"

@@ -56,7 +56,8 @@ project_tests() {
   ((measure == 0)) || run='^TestMeasure' timeout=60m
   (
     cd "${ROOT}"
-    HARNESS_NODE_KUBECONFIG="${NODE_KUBECONFIG}" HARNESS_NODE_KUBELET_GATE=${gate} HARNESS_NODE_MEASURE=${measure} \
+    HARNESS_BIN="${BIN}" HARNESS_NODE_KUBECONFIG="${NODE_KUBECONFIG}" HARNESS_NODE_KUBELET_GATE=${gate} \
+      HARNESS_NODE_MEASURE=${measure} \
       go test -tags node -count=1 -v -timeout "${timeout}" -run "${run}" "$@" "${test_args[@]}" ./test/node
   ) 2>&1 | tee -a "${REPORT}"
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# A control plane on loopback: the base's etcd (ETCD) and kube-apiserver from _output/bin,
-# with MutableContainerProbes set to GATE. The control-plane mode of make run
-# and make test-e2e (test/e2e) start it; it builds nothing.
+# A control plane on loopback: the base's etcd (ETCD) and kube-apiserver (from
+# BIN), with MutableContainerProbes set to GATE. The control-plane mode of
+# make run and make test-e2e (test/e2e) start it; it builds nothing.
 #
 #   hack/internal/loopback-control-plane.sh DIR API_PORT ETCD_PORT GATE
 #

@@ -47,6 +47,7 @@ start_node_component() {
 kube_apiserver() {
   local name=$1 port=$2 gate=$3
   shift 3
+  # shellcheck disable=SC2153 # kep::node::load_options sets it
   ((NODE_BASE == 0)) || gate=""
   kep::control_plane::apiserver_flags "${CERTS}" 2379 "${port}" "${gate}"
   start_node_component "${name}" "${NODE_KUBE_BIN}/kube-apiserver" "${APISERVER_FLAGS[@]}" \

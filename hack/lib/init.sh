@@ -33,7 +33,11 @@ PATCHES="${RELEASE}/patches"
 # The tree and the series as messages name them.
 TREE=${KUBE_ROOT#"${ROOT}/"}
 SERIES=${PATCHES#"${ROOT}/"}
+# The binaries of this base: the default base's in _output/bin, another's in
+# _output/bin/<base>, so that a target of one base never replaces a binary
+# that another's node or tests run (.ci/run runs two bases' targets at once).
 BIN="${OUTPUT}/bin"
+[[ "${BASE}" == "${DEFAULT_BASE}" ]] || BIN="${BIN}/${BASE}"
 # The etcd of this base, which pins its own release: each base keeps its own,
 # so that a target of one base never replaces the etcd that another's node or
 # tests run (.ci/run runs two bases' targets at once).

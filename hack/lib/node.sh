@@ -46,13 +46,12 @@ NODE_ENV="${NODE_STATE}/conf/node.env"
 
 # kep::node::load_options sets the options of the node that hack/node-up.sh
 # started (NODE_BASE, NODE_*_GATE, NODE_APISERVER_ARGS), and NODE_KUBE_BIN,
-# where its Kubernetes binaries are: the unpatched base release's, built from
-# _output/base, with --base (make test-upstream-e2e compares the two).
+# where its Kubernetes binaries are: those of the base it was started with,
+# whatever BASE a later command has, and the unpatched base release's, built
+# from _output/base, with --base (make test-upstream-e2e compares the two).
 kep::node::load_options() {
   # shellcheck source=/dev/null # written by hack/node-up.sh
   source "${NODE_ENV}"
-  NODE_KUBE_BIN="${BIN}"
-  ((NODE_BASE == 0)) || NODE_KUBE_BIN="${NODE_DIR}/base-bin"
 }
 
 # kep::node::kubelet_command sets KUBELET_COMMAND to the node's kubelet and its flags.

@@ -31,10 +31,14 @@ func root(t *testing.T) string {
 	return dir
 }
 
-// binDir holds kube-apiserver and kubectl, which make test-e2e builds, as it
-// builds the base's etcd (hack/internal/loopback-control-plane.sh finds it).
+// binDir holds kube-apiserver and kubectl, which make test-e2e builds into
+// the base's directory (HARNESS_BIN; _output/bin by default), as it builds
+// the base's etcd (hack/internal/loopback-control-plane.sh finds both).
 func binDir(t *testing.T) string {
-	dir := filepath.Join(root(t), "_output", "bin")
+	dir := os.Getenv("HARNESS_BIN")
+	if dir == "" {
+		dir = filepath.Join(root(t), "_output", "bin")
+	}
 	for _, name := range []string{"kube-apiserver", "kubectl"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Fatalf("%s is missing from %s; run 'make test-e2e', which builds it", name, dir)

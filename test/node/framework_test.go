@@ -50,6 +50,16 @@ type framework struct {
 	ns     string
 }
 
+// binary is the path of the node's binary NAME: in the base's directory
+// (HARNESS_BIN, which make test-node sets; _output/bin by default).
+func binary(name string) string {
+	dir := os.Getenv("HARNESS_BIN")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "_output", "bin")
+	}
+	return filepath.Join(dir, name)
+}
+
 func newFramework(t *testing.T) *framework {
 	t.Helper()
 	path := os.Getenv("HARNESS_NODE_KUBECONFIG")

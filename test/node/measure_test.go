@@ -194,7 +194,7 @@ func TestMeasureProbeChangeLatency(t *testing.T) {
 // kubelet runs in the node's PID namespace; /proc of the host shows it too.
 func kubeletCPU(t *testing.T) time.Duration {
 	t.Helper()
-	bin, err := filepath.Abs(filepath.Join("..", "..", "_output", "bin", "kubelet"))
+	bin, err := filepath.Abs(binary("kubelet"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,10 +54,9 @@ func nodeKubeconfig() string {
 func (f *framework) probeCommandVia(kubeconfig string, args ...string) *exec.Cmd {
 	f.t.Helper()
 	dir := pluginDir(f.t)
-	kubectl := filepath.Join("..", "..", "_output", "bin", "kubectl")
 	// kubectl takes no flags of its own before a plugin's name: they follow it
 	// and reach the plugin.
-	cmd := exec.CommandContext(f.ctx, kubectl, append([]string{"probe", "--kubeconfig", kubeconfig, "-n", f.ns}, args...)...)
+	cmd := exec.CommandContext(f.ctx, binary("kubectl"), append([]string{"probe", "--kubeconfig", kubeconfig, "-n", f.ns}, args...)...)
 	cmd.Env = append(os.Environ(), "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	return cmd
 }
