@@ -29,16 +29,13 @@ trap cleanup EXIT
 what=""
 [[ " ${steps[*]} " != *" openapi-spec "* ]] || what=etcd
 kep::generated::place_standins "${KUBE_ROOT}" "${what}"
-base_tree=$(kep::generated::base_tree "${OUTPUT}/update-generated-base" "${what}")
+base_tree=$(kep::generated::base_tree "${OUTPUT}/update-generated-base")
 for step in "${steps[@]}"; do
   kep::log::status "update-generated: ${step}"
   case "${step}" in
     codegen) kep::generated::regenerate "${KUBE_ROOT}" "${base_tree}" bash hack/update-codegen.sh "${UPSTREAM_CODEGENS[@]}" ;;
     protobuf) kep::generated::regenerate "${KUBE_ROOT}" "${base_tree}" kep::generated::protobuf . ;;
-    # api/discovery records the API server's address, so the port must be
-    # upstream's. The spec depends on the binary version, not on the stand-ins
-    # (hack/internal/check-generated.sh).
-    openapi-spec) kep::generated::regenerate "${KUBE_ROOT}" "${KUBE_BINARY_VERSION:+${base_tree}}" env -u API_PORT bash hack/update-openapi-spec.sh ;;
+    openapi-spec) kep::generated::regenerate "${KUBE_ROOT}" "" kep::generated::openapi_spec ;;
   esac
 done
 cleanup

@@ -156,14 +156,14 @@ kep::generated::reset() {
   git -C "$1" clean -q -fd -- . "${NOT_STANDINS[@]}"
 }
 
-# kep::generated::base_tree DIR [etcd], on a base with stand-in modules or a
-# raised binary version, makes DIR a worktree of the base commit with the
-# stand-ins placed (as kep::generated::place_standins), for
-# kep::generated::regenerate, and prints DIR; on other bases it prints nothing.
+# kep::generated::base_tree DIR, on a base with stand-in modules, makes DIR a
+# worktree of the base commit with the stand-ins placed (as
+# kep::generated::place_standins), for kep::generated::regenerate, and prints
+# DIR; on other bases it prints nothing.
 kep::generated::base_tree() {
-  [[ -n "$(kep::tree::standin_paths)" || -n "${KUBE_BINARY_VERSION:-}" ]] || return 0
+  [[ -n "$(kep::tree::standin_paths)" ]] || return 0
   kep::tree::new_worktree "$1" "$(kep::tree::base_commit)" >&2
-  kep::generated::place_standins "$1" "${2:-}" >&2
+  kep::generated::place_standins "$1" >&2
   echo "$1"
 }
 
@@ -196,6 +196,22 @@ kep::generated::regenerate() {
     echo "!!! what the generators change at the base (the stand-ins' doc comments) does not come out of ${tree} again" >&2
     return 1
   }
+}
+
+# kep::generated::openapi_spec runs upstream's hack/update-openapi-spec.sh in
+# the current directory, a tree with the stand-ins placed. api/discovery
+# records the API server's address, so the port is upstream's. The spec
+# does not depend on the stand-ins, but on the binary version: on a base
+# where it is raised (master's, KUBE_BINARY_VERSION), the API server stops
+# serving the beta APIs whose removal release it reaches, and upstream
+# commits that change of the spec with the raise, not with the series. There
+# the API server keeps serving them one more release, with upstream's
+# KUBE_APISERVER_SERVE_REMOVED_APIS_FOR_ONE_RELEASE, so that it serves what
+# the base's release served, and the spec differs from the base's only by
+# what the series changes.
+kep::generated::openapi_spec() {
+  env -u API_PORT ${KUBE_BINARY_VERSION:+KUBE_APISERVER_SERVE_REMOVED_APIS_FOR_ONE_RELEASE=true} \
+    bash hack/update-openapi-spec.sh
 }
 
 # kep::generated::protobuf TREE regenerates every generated.proto, generated.pb.go
