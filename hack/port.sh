@@ -104,11 +104,19 @@ for k in "${!P[@]}"; do
     sed -n 's/^U /  /p; /^error/p' "${scratch}/apply" >&2
     kep::log::error_exit "the change to ${origin_series}/ touches lines where the two bases differ, first in $(printf '%04d' $((k + 1))) \"$(kep::tree::git log -1 --format=%s "${N[k]}")\", in the files above; nothing was written. Port it by hand: in ${TREE}, edit that commit as the origin's was edited, run 'make patches BASE=${BASE}', then 'BASE=${BASE} hack/port.sh record'."
   fi
-  # The origin's commit message and author, as git am gives them.
+  # The message is this series' own with what changed in the origin's merged in, so that a
+  # deliberate difference (the gate's release) is kept; the author is the origin's.
+  for c in P O N; do
+    ref="${c}[k]"
+    kep::tree::git log -1 --format=%B "${!ref}" >"${scratch}/message.${c}"
+  done
+  if ! git merge-file -q "${scratch}/message.P" "${scratch}/message.O" "${scratch}/message.N"; then
+    kep::log::error_exit "the change to the message of ${origin_series}/$(printf '%04d' $((k + 1))) \"$(kep::tree::git log -1 --format=%s "${N[k]}")\" touches lines where the two series' messages differ; nothing was written. Port it by hand: in ${TREE}, reword that commit as the origin's was reworded, run 'make patches BASE=${BASE}', then 'BASE=${BASE} hack/port.sh record'."
+  fi
   ident=$(kep::tree::git log -1 --format=$'%an\t%ae\t%aI' "${N[k]}")
   IFS=$'\t' read -r name email date <<<"${ident}"
   parent=$(GIT_AUTHOR_NAME="${name}" GIT_AUTHOR_EMAIL="${email}" GIT_AUTHOR_DATE="${date}" GIT_COMMITTER_DATE="${date}" \
-    kep::tree::git commit-tree "$(kep::tree::git write-tree)" -p "${parent}" -F <(kep::tree::git log -1 --format=%B "${N[k]}"))
+    kep::tree::git commit-tree "$(kep::tree::git write-tree)" -p "${parent}" -F "${scratch}/message.P")
 done
 unset GIT_INDEX_FILE
 

@@ -50,8 +50,8 @@ func TestCauseOf(t *testing.T) {
 		wantSkip: "finished (Failed)",
 	}, {
 		name:     "mirror Pod",
-		err:      invalid(field.Forbidden(readinessField, "probes cannot be changed on a mirror pod; change the static pod's manifest instead")),
-		wantText: "spec.containers[0].readinessProbe: Forbidden: probes cannot be changed on a mirror pod; change the static pod's manifest instead",
+		err:      invalid(field.Forbidden(readinessField, "probes cannot be changed on a mirror pod")),
+		wantText: "spec.containers[0].readinessProbe: Forbidden: probes cannot be changed on a mirror pod",
 		wantHint: "change the static Pod's manifest",
 	}, {
 		name:     "an invalid probe",
