@@ -108,7 +108,8 @@ for k in "${!P[@]}"; do
   # deliberate difference (the gate's release) is kept; the author is the origin's.
   for c in P O N; do
     ref="${c}[k]"
-    kep::tree::git log -1 --format=%B "${!ref}" >"${scratch}/message.${c}"
+    # The message exactly as stored: git log's %B adds a newline.
+    kep::tree::git cat-file commit "${!ref}" | sed '1,/^$/d' >"${scratch}/message.${c}"
   done
   if ! git merge-file -q "${scratch}/message.P" "${scratch}/message.O" "${scratch}/message.N"; then
     kep::log::error_exit "the change to the message of ${origin_series}/$(printf '%04d' $((k + 1))) \"$(kep::tree::git log -1 --format=%s "${N[k]}")\" touches lines where the two series' messages differ; nothing was written. Port it by hand: in ${TREE}, reword that commit as the origin's was reworded, run 'make patches BASE=${BASE}', then 'BASE=${BASE} hack/port.sh record'."

@@ -224,9 +224,17 @@ new file mode 100644
 +carried by make port
 EOF
 check "the port check fails after the 1.37 series changed" eval '! port check && said "has changed since" && said "does not record"'
+# The commit messages of the 1.38 series, which differ from the 1.37 ones
+# where the gate's release does.
+messages() { for p in "${HARNESS_RELEASES}/1.38/patches/"*.patch; do sed -n '/^diff --git /q; /^Subject:/,$p' "${p}"; done; }
+messages >"${work}/messages"
 check "port succeeds" port
 check "and carries the change into the 1.38 series" grep -q "^+carried by make port" "$(series_patch 1.38 0001)"
+check "and keeps the 1.38 series' own commit messages" eval 'messages | cmp -s "${work}/messages" -'
 check "after which the port check passes" port check
+sed -i '0,/^diff --git /s//A line of the message carried by make port.\n\ndiff --git /' "${first}"
+check "a reworded commit ports" port
+check "and its new line is merged into the 1.38 message" grep -q "^A line of the message carried by make port" "$(series_patch 1.38 0001)"
 cp -R "${HARNESS_RELEASES}/1.38" "${work}/ported"
 go_version=$(git -C "${s}" show "${BASE_TAG}:.go-version")
 cat >>"${first}" <<EOF
