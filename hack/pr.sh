@@ -2,16 +2,19 @@
 # Writes the series as the stack of pull requests upstream takes it as,
 # releases/BASE/prs.md: a branch per pull request in the tree, each on the one
 # before it (kep-6318/NN-NAME), with the submitter as the author and committer
-# of every commit and as the feature gate's owner, and the text of each pull
-# request, _output/pr/BASE/NN-NAME.md. Then it checks that each branch builds
-# and passes, on its own, the tests of the packages it changes, as make
-# test-series does for each commit: a prefix of the stack must work without
-# the rest.
+# of every commit, and the text of each pull request, _output/pr/BASE/NN-NAME.md,
+# ending with the template's "AI usage disclosure" section. The feature
+# gate's owner line stays the KEP owner's, as in the series, unless
+# _output/pr-owner says 'submitter' (once agreed with them). Then it checks
+# that each branch builds and passes, on its own, the tests of the packages
+# it changes, as make test-series does for each commit: a prefix of the
+# stack must work without the rest.
 #
 # The submitter's name, e-mail and GitHub handle are asked for once, on the
-# terminal, and kept in _output/pr-identity (three lines). It refuses to write
-# anything without them, or with a placeholder in them, in a commit or in a
-# pull request's text.
+# terminal, and kept in _output/pr-identity (three lines); so is their AI
+# usage disclosure, in _output/pr-ai-disclosure. It refuses to write anything
+# without them, or with a placeholder in them, in a commit or in a pull
+# request's text.
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
@@ -19,6 +22,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 prs="${RELEASE}/prs.md"
 [[ -f "${prs}" ]] || kep::log::error_exit "releases/${BASE} has no prs.md: its series is not sent as pull requests."
 identity="${OUTPUT}/pr-identity"
+disclosure="${OUTPUT}/pr-ai-disclosure"
+# Whose the feature gate's owner line is: the KEP owner's, as in the series,
+# unless _output/pr-owner says 'submitter' (once agreed with them).
+owner_file="${OUTPUT}/pr-owner"
+owner_mode=$(cat "${owner_file}" 2>/dev/null || true)
+[[ -z "${owner_mode}" || "${owner_mode}" == submitter ]] ||
+  kep::log::error_exit "${owner_file#"${ROOT}/"} says '${owner_mode}': remove it to keep the feature gate's owner line, or write 'submitter' to it to make the line yours."
 
 # Placeholders that no pull request may carry.
 PLACEHOLDERS='PLACEHOLDER|@GATE_VERSION@|TODO\(submitter\)|<your |kubernetes\.invalid'
@@ -43,6 +53,17 @@ ask_identity() {
   kep::log::error_exit "the submitter's e-mail in ${identity#"${ROOT}/"} ('${EMAIL}') is not one a CLA check accepts."
 [[ "${HANDLE}" =~ ^[A-Za-z0-9]([A-Za-z0-9-]{0,38})$ && ! "${HANDLE}" =~ ^(PLACEHOLDER|TODO|TBD)$ ]] ||
   kep::log::error_exit "the submitter's GitHub handle in ${identity#"${ROOT}/"} ('${HANDLE}') is not a GitHub handle."
+
+# The pull request template's "AI usage disclosure": whether AI tools helped
+# create the pull requests, and how, in the submitter's words.
+if [[ ! -s "${disclosure}" ]]; then
+  [[ -t 0 ]] || kep::log::error_exit "make pr needs your AI usage disclosure, the last section of upstream's pull request template: whether AI tools helped create these pull requests, and how. Run it on a terminal, which asks for it once, or write it to ${disclosure#"${ROOT}/"}."
+  read -rp "Your AI usage disclosure, for each pull request's text (whether AI tools helped create it, and how): " answer
+  printf '%s\n' "${answer}" >"${disclosure}"
+fi
+DISCLOSURE=$(<"${disclosure}")
+[[ "${DISCLOSURE}" =~ [[:alpha:]] && ! "${DISCLOSURE}" =~ ${PLACEHOLDERS}|^[[:space:]]*(TODO|TBD|N/?A)[[:space:]]*$ ]] ||
+  kep::log::error_exit "the AI usage disclosure in ${disclosure#"${ROOT}/"} is empty or a placeholder: say whether AI tools helped create these pull requests, and how."
 
 kep::tree::ensure_checkout
 work=$(kep::tree::unexported_work)
@@ -109,8 +130,8 @@ for line in "${prlines[@]}"; do
   for ((i = first; i <= last; i++)); do
     commit=${commits[i - 1]}
     kep::tree::git cherry-pick --allow-empty "${commit}" >/dev/null
-    # The feature gate's owner is the submitter.
-    if kep::tree::git show --format= --name-only HEAD | grep -qx pkg/features/kube_features.go &&
+    # With 'submitter' in pr-owner, the feature gate's owner is the submitter.
+    if [[ "${owner_mode}" == submitter ]] && kep::tree::git show --format= --name-only HEAD | grep -qx pkg/features/kube_features.go &&
       grep -q '^	// owner: .*$' "${KUBE_ROOT}/pkg/features/kube_features.go"; then
       sed -i "/^	\/\/ owner: /{N;/kep.k8s.io\/6318/s|// owner: [^\n]*|// owner: @${HANDLE}|}" "${KUBE_ROOT}/pkg/features/kube_features.go"
       kep::tree::git add pkg/features/kube_features.go
@@ -121,6 +142,7 @@ for line in "${prlines[@]}"; do
     printf '# %s\n\n' "$(pr_field "${n}" title)"
     printf 'Branch: %s, on %s\n\n' "${branch}" "$( ((n == 1)) && echo "${BASE_TAG}" || echo "${branches[-1]}")"
     pr_body "${n}"
+    printf '\n#### AI usage disclosure:\n\n%s\n' "${DISCLOSURE}"
     # The kinds are in the text's first section; the other labels are set
     # with Prow's commands.
     echo
@@ -141,9 +163,17 @@ if grep -nE "${PLACEHOLDERS}" "${out}"/*.md >&2 ||
   kep::tree::git diff "$(kep::tree::base_commit)" "${branches[-1]}" | grep -E '^\+' | grep -nE "${PLACEHOLDERS}" >&2; then
   kep::log::error_exit "the pull requests carry a placeholder (above): fix releases/${BASE}/prs.md or the series."
 fi
-owner=$(kep::tree::git show "${branches[-1]}:pkg/features/kube_features.go" | grep -B1 -A1 'kep.k8s.io/6318' | grep -o 'owner: @[A-Za-z0-9-]*' || true)
-[[ "${owner}" == "owner: @${HANDLE}" ]] ||
-  kep::log::error_exit "the feature gate's owner on ${branches[-1]} is '${owner}', not the submitter @${HANDLE}."
+owner_of() { kep::tree::git show "$1:pkg/features/kube_features.go" | grep -B1 -A1 'kep.k8s.io/6318' | grep -o 'owner: @[A-Za-z0-9-]*' || true; }
+owner=$(owner_of "${branches[-1]}")
+if [[ "${owner_mode}" == submitter ]]; then
+  [[ "${owner}" == "owner: @${HANDLE}" ]] ||
+    kep::log::error_exit "the feature gate's owner on ${branches[-1]} is '${owner}', not the submitter @${HANDLE}."
+  kep::log::status "pr: the feature gate's owner line is yours, @${HANDLE} (${owner_file#"${ROOT}/"}): agree it with the KEP's owner, $(owner_of HEAD | sed 's/owner: //'), first."
+else
+  [[ -n "${owner}" && "${owner}" == "$(owner_of HEAD)" ]] ||
+    kep::log::error_exit "the feature gate's owner on ${branches[-1]} is '${owner}', not the series' $(owner_of HEAD)."
+  kep::log::status "pr: the feature gate's owner line stays the KEP owner's, ${owner#owner: }, as in the series; 'submitter' in ${owner_file#"${ROOT}/"} makes it yours, once agreed with them."
+fi
 
 # Each branch on its own: the packages it changes since the branch before it
 # build and pass.

@@ -317,6 +317,14 @@ printf 'Ada Lovelace\nada@lovelace.dev\nPLACEHOLDER\n' >"${work}/pr-output/pr-id
 check "make pr refuses a placeholder for the GitHub handle" eval '! pr && said "not a GitHub handle" && test ! -e "${work}/pr-output/pr"'
 printf 'Ada Lovelace\nkep-6318@kubernetes.invalid\nadalovelace\n' >"${work}/pr-output/pr-identity"
 check "make pr refuses an e-mail no CLA check accepts" eval '! pr && said "is not one a CLA check accepts" && test ! -e "${work}/pr-output/pr"'
+printf 'Ada Lovelace\nada@lovelace.dev\nadalovelace\n' >"${work}/pr-output/pr-identity"
+check "make pr refuses without the AI usage disclosure, off a terminal" \
+  eval '! pr && said "needs your AI usage disclosure" && test ! -e "${work}/pr-output/pr"'
+printf 'TODO\n' >"${work}/pr-output/pr-ai-disclosure"
+check "make pr refuses a placeholder for the AI usage disclosure" eval '! pr && said "is empty or a placeholder" && test ! -e "${work}/pr-output/pr"'
+printf 'me\n' >"${work}/pr-output/pr-owner"
+check "make pr refuses an owner line other than the KEP owner's or the submitter's" \
+  eval '! pr && said "pr-owner says '"'"'me'"'"'" && test ! -e "${work}/pr-output/pr"'
 
 ((failures == 0)) || kep::log::error_exit "${failures} harness checks failed"
 kep::log::status "harness: all checks passed"
