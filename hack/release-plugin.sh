@@ -2,12 +2,17 @@
 # Builds the release archives of the kubectl plugin that its krew manifest,
 # cmd/kubectl-probe/krew.yaml, names, into _output/release, and writes the
 # manifest to publish beside them: RELEASE_URL replaced by the URL given,
-# where the archives will be downloaded from, and each platform's sha256 of
-# its archive. Each archive holds kubectl-probe (kubectl-probe.exe for
-# Windows) and, but for Windows, kubectl_complete-probe, its completion.
+# where the archives will be downloaded from, PROJECT_URL by the project's
+# page, and each platform's sha256 of its archive. The URL is a GitHub
+# release's, https://github.com/OWNER/REPO/releases/download/TAG, whose TAG
+# must be the manifest's spec.version, and whose https://github.com/OWNER/REPO
+# is the project's page. Each
+# archive holds kubectl-probe (kubectl-probe.exe for Windows), LICENSE (the
+# Apache License 2.0 of the repository) and, but for Windows,
+# kubectl_complete-probe, its completion.
 #
 #   hack/release-plugin.sh URL
-#   hack/release-plugin.sh https://github.com/OWNER/REPO/releases/download/v0.3.0
+#   hack/release-plugin.sh https://github.com/OWNER/REPO/releases/download/TAG
 #
 # With --manifest DIR, it builds nothing, and writes the manifest for the
 # archives in DIR into DIR (cmd/kubectl-probe's test runs krew's validator
@@ -22,7 +27,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 MANIFEST="${ROOT}/cmd/kubectl-probe/krew.yaml"
-USAGE="usage: hack/release-plugin.sh [--manifest DIR] URL, where URL is where the archives will be downloaded from, such as https://github.com/OWNER/REPO/releases/download/v0.3.0"
+USAGE="usage: hack/release-plugin.sh [--manifest DIR] URL, where URL is where the archives will be downloaded from, such as https://github.com/OWNER/REPO/releases/download/TAG"
 
 # build_archive ARCHIVE DIR builds the archive kubectl-probe_OS_ARCH.tar.gz
 # into DIR.
@@ -39,7 +44,8 @@ build_archive() {
   [[ "${os}" != windows ]] || exe=kubectl-probe.exe
   (cd "${ROOT}" && CGO_ENABLED=0 GOOS=${os} GOARCH=${arch} \
     go build -trimpath -buildvcs=false -ldflags "-s -w" -o "${stage}/${exe}" ./cmd/kubectl-probe)
-  local files=("${exe}")
+  install -m 0644 "${ROOT}/LICENSE" "${stage}/"
+  local files=("${exe}" LICENSE)
   if [[ "${os}" != windows ]]; then
     install -m 0755 "${ROOT}/cmd/kubectl-probe/kubectl_complete-probe" "${stage}/"
     files+=(kubectl_complete-probe)
@@ -49,11 +55,16 @@ build_archive() {
   rm -rf "${stage}"
 }
 
-# write_manifest URL DIR writes DIR/probe.yaml: the manifest with URL and
-# the sha256 of each archive in DIR.
+# write_manifest URL DIR writes DIR/probe.yaml: the manifest with URL, the
+# project's page and the sha256 of each archive in DIR.
 write_manifest() {
-  local url=${1%/} dir=$2 manifest archive sum
-  manifest=$(sed "s#RELEASE_URL#${url}#g" "${MANIFEST}")
+  local url=${1%/} dir=$2 manifest archive sum homepage version
+  version=$(sed -n 's/^  version: *//p' "${MANIFEST}")
+  [[ "${url}" =~ ^(https://github\.com/[^/]+/[^/]+)/releases/download/([^/]+)$ ]] ||
+    kep::log::error_exit "${url} is not a GitHub release's URL, https://github.com/OWNER/REPO/releases/download/TAG"
+  homepage=${BASH_REMATCH[1]}
+  [[ "${BASH_REMATCH[2]}" == "${version}" ]] || kep::log::error_exit "the URL's release is ${BASH_REMATCH[2]}, the manifest's spec.version ${version}: they must be the same"
+  manifest=$(sed -e "s#RELEASE_URL#${url}#g" -e "s#PROJECT_URL#${homepage}#g" "${MANIFEST}")
   for archive in ${archives}; do
     [[ -f "${dir}/${archive}" ]] || kep::log::error_exit "${dir}/${archive} does not exist: build it first (hack/release-plugin.sh URL)"
     sum=$(sha256sum "${dir}/${archive}" | cut -d' ' -f1)

@@ -15,6 +15,7 @@ import (
 // manifest is what the test reads of a krew manifest.
 type manifest struct {
 	Spec struct {
+		Homepage  string `json:"homepage"`
 		Platforms []struct {
 			URI    string `json:"uri"`
 			SHA256 string `json:"sha256"`
@@ -58,7 +59,7 @@ func TestReleaseManifest(t *testing.T) {
 	}
 	template := readManifest(t, "krew.yaml")
 	dir := t.TempDir()
-	const url = "https://github.com/kep-6318/kubectl-probe/releases/download/v0.3.0"
+	url := "https://github.com/kep-6318/kubectl-probe/releases/download/" + version()
 	sums := map[string]string{}
 	for _, p := range template.Spec.Platforms {
 		archive := strings.TrimPrefix(p.URI, "RELEASE_URL/")
@@ -75,6 +76,11 @@ func TestReleaseManifest(t *testing.T) {
 	if out, err := script.CombinedOutput(); err != nil {
 		t.Fatalf("hack/release-plugin.sh --manifest: %v\n%s", err, out)
 	}
+	// The release's tag is the manifest's version, written once.
+	other := exec.Command("bash", filepath.Join("..", "..", "hack", "release-plugin.sh"), "--manifest", dir, strings.Replace(url, version(), "v9.9.9", 1))
+	if out, err := other.CombinedOutput(); err == nil || !strings.Contains(string(out), "the manifest's spec.version") {
+		t.Errorf("hack/release-plugin.sh --manifest with another release's URL: %v\n%s", err, out)
+	}
 	written := filepath.Join(dir, "probe.yaml")
 	m := readManifest(t, written)
 	if len(m.Spec.Platforms) != len(sums) {
@@ -84,6 +90,9 @@ func TestReleaseManifest(t *testing.T) {
 		if want, ok := sums[p.URI]; !ok || p.SHA256 != want {
 			t.Errorf("platform %s: sha256 %s, want %s", p.URI, p.SHA256, want)
 		}
+	}
+	if want := "https://github.com/kep-6318/kubectl-probe"; m.Spec.Homepage != want {
+		t.Errorf("homepage %q, want the project's page, %q", m.Spec.Homepage, want)
 	}
 	if out, err := validate(t, written); err != nil {
 		t.Errorf("validate-krew-manifest refuses the manifest that hack/release-plugin.sh writes: %v\n%s", err, out)

@@ -2,10 +2,12 @@ package probeplugin
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/utils/ptr"
 )
 
 // change is what a command does to the probes of one container of a Pod.
@@ -19,7 +21,14 @@ type change interface {
 // settings are the fields of a probe that kubectl probe set changes; nil
 // fields keep their value.
 type settings struct {
-	handler             *v1.ProbeHandler
+	// handler replaces the probe's handler; one of the same kind keeps
+	// what its flag cannot say: an httpGet's headers, a gRPC's service.
+	handler *v1.ProbeHandler
+	// httpHeaders replace the headers of the httpGet handler (--header).
+	httpHeaders []v1.HTTPHeader
+	// grpcService replaces the service of the gRPC handler
+	// (--grpc-service); "" is the server's overall health.
+	grpcService         *string
 	initialDelaySeconds *int32
 	timeoutSeconds      *int32
 	periodSeconds       *int32
@@ -45,8 +54,8 @@ func (s setChange) apply(_ *v1.Pod, c *v1.Container, _ *podTemplate) error {
 		} else {
 			probe = probe.DeepCopy()
 		}
-		if s.handler != nil {
-			probe.ProbeHandler = *s.handler.DeepCopy()
+		if err := s.setHandler(probe, c.Name, t); err != nil {
+			return err
 		}
 		for _, f := range []struct {
 			to   *int32
@@ -63,6 +72,37 @@ func (s setChange) apply(_ *v1.Pod, c *v1.Container, _ *podTemplate) error {
 			}
 		}
 		*field = probe
+	}
+	return nil
+}
+
+// setHandler sets the handler of the container's probe of type t, and its
+// headers or gRPC service.
+func (s setChange) setHandler(probe *v1.Probe, container string, t probeType) error {
+	if s.handler != nil {
+		h := s.handler.DeepCopy()
+		if h.HTTPGet != nil && probe.HTTPGet != nil {
+			h.HTTPGet.HTTPHeaders = probe.HTTPGet.HTTPHeaders
+		}
+		if h.GRPC != nil && probe.GRPC != nil {
+			h.GRPC.Service = probe.GRPC.Service
+		}
+		probe.ProbeHandler = *h
+	}
+	if s.httpHeaders != nil {
+		if probe.HTTPGet == nil {
+			return fmt.Errorf("--header: the %s probe of container %q is not an httpGet probe (%s); give --get-url too", t, container, describeHandler(probe))
+		}
+		probe.HTTPGet.HTTPHeaders = slices.Clone(s.httpHeaders)
+	}
+	if s.grpcService != nil {
+		if probe.GRPC == nil {
+			return fmt.Errorf("--grpc-service: the %s probe of container %q is not a gRPC probe (%s); give --grpc-port too", t, container, describeHandler(probe))
+		}
+		probe.GRPC.Service = nil
+		if *s.grpcService != "" {
+			probe.GRPC.Service = ptr.To(*s.grpcService)
+		}
 	}
 	return nil
 }

@@ -8,10 +8,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -21,38 +24,52 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 )
 
-// Execute runs kubectl probe with args and returns its exit status.
-func Execute(ctx context.Context, streams genericiooptions.IOStreams, args []string) int {
-	cmd := NewCmdProbe(streams)
+// Execute runs kubectl probe, of the version given, with args and returns
+// its exit status.
+func Execute(ctx context.Context, streams genericiooptions.IOStreams, version string, args []string) int {
+	cmd := NewCmdProbe(streams, version)
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)
-	if err == nil {
-		return 0
-	}
-	if !errors.Is(err, errReported) {
+	if err != nil && !errors.Is(err, errReported) {
 		fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
 	}
-	return 1
+	return exitStatus(err)
 }
 
 // errReported is returned by a command whose error has been printed.
 var errReported = errors.New("reported")
 
-// NewCmdProbe returns the kubectl probe command.
-func NewCmdProbe(streams genericiooptions.IOStreams) *cobra.Command {
-	// Server warnings print as kubectl prints them, each text once.
-	warnings := rest.NewWarningWriter(streams.ErrOut, rest.WarningWriterOptions{
-		Deduplicate: true,
-		Color:       printers.AllowsColorOutput(streams.ErrOut),
-	})
-	configFlags := genericclioptions.NewConfigFlags(true).WithWrapConfigFn(func(c *rest.Config) *rest.Config {
-		c.WarningHandler = warnings
-		// --max-in-flight bounds the requests in flight, and the API
-		// server's priority and fairness their share: no client-side
-		// throttling on top, which would make 500 Pods take minutes.
-		c.QPS = -1
-		return c
-	})
+// The exit statuses of kubectl probe, as its help says: 0 when it did what
+// was asked, 1 when it failed before it changed a Pod, and:
+const (
+	// exitStopped is a run that stopped at a Pod that failed, after it
+	// changed Pods (that one included, when its change was stored).
+	exitStopped = 2
+	// exitInterrupted is a run that an interrupt ended.
+	exitInterrupted = 3
+)
+
+// reportedStatus is errReported with another exit status than 1.
+type reportedStatus int
+
+func (s reportedStatus) Error() string        { return errReported.Error() }
+func (s reportedStatus) Is(target error) bool { return target == errReported }
+
+// exitStatus is the exit status of a command that returned err.
+func exitStatus(err error) int {
+	var s reportedStatus
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &s):
+		return int(s)
+	}
+	return 1
+}
+
+// NewCmdProbe returns the kubectl probe command, of the version given.
+func NewCmdProbe(streams genericiooptions.IOStreams, version string) *cobra.Command {
+	configFlags := newConfigFlags(streams.ErrOut)
 	cmd := &cobra.Command{
 		Use:   "probe",
 		Short: "Show and change the probes of running Pods",
@@ -74,7 +91,12 @@ it waits until the Pod's kubelet reports that it applied it, and until each
 new probe has proved itself through its failure window. The first Pod
 changes alone, then batches that double up to --max-in-flight, each once
 every change of the batch before it is proven. Each run keeps on each Pod
-it changes what it replaced, and kubectl probe undo puts it back.`,
+it changes what it replaced, and kubectl probe undo puts it back.
+
+Exit status: 0 when every Pod is as asked (or was skipped, as said); 1 when
+the command failed before it changed a Pod, such as a pre-check that refused
+Pods; 2 when a run stopped at a Pod that failed, after it changed Pods; 3
+when an interrupt (SIGINT, SIGTERM) ended a run.`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl probe",
 		},
@@ -90,9 +112,47 @@ it changes what it replaced, and kubectl probe undo puts it back.`,
 		newCmdDisable(f, configFlags, streams),
 		newCmdRestore(f, configFlags, streams),
 		newCmdUndo(f, configFlags, streams),
+		newCmdVersion(streams, version),
 	)
 	registerCompletions(f, cmd)
 	return cmd
+}
+
+// clientQPS and clientBurst bound the rate of the client's requests: the
+// rate of kubectl's discovery client, 50 a second (its other requests keep
+// to 5, which would make a run of 500 Pods, 2 rate-limited requests each
+// and the wait's, take minutes), so that a run of 500 Pods does not send as
+// fast as it can. The streams of the pre-check are bounded apart
+// (precheckWorkers).
+const (
+	clientQPS   = 50
+	clientBurst = 100
+)
+
+// newConfigFlags returns the flags that choose the cluster and the user, as
+// kubectl's, whose client prints server warnings on errOut as kubectl does,
+// each text once, and keeps to clientQPS.
+func newConfigFlags(errOut io.Writer) *genericclioptions.ConfigFlags {
+	warnings := rest.NewWarningWriter(errOut, rest.WarningWriterOptions{
+		Deduplicate: true,
+		Color:       printers.AllowsColorOutput(errOut),
+	})
+	return genericclioptions.NewConfigFlags(true).WithWrapConfigFn(func(c *rest.Config) *rest.Config {
+		c.WarningHandler = warnings
+		c.QPS, c.Burst = clientQPS, clientBurst
+		return c
+	})
+}
+
+func newCmdVersion(streams genericiooptions.IOStreams, version string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version of kubectl probe",
+		Args:  cobra.NoArgs,
+		Run: func(*cobra.Command, []string) {
+			fmt.Fprintln(streams.Out, version)
+		},
+	}
 }
 
 // targetFlags are the flags that choose Pods and a container.
@@ -132,14 +192,16 @@ type changeOptions struct {
 	targetFlags
 
 	liveness, readiness, startup bool
-	maxInFlight                  int
-	wait                         bool
-	waitTimeout                  time.Duration
-	skipCheck                    bool
-	undoOnFailure                bool
-	yes                          bool
-	fieldManager                 string
-	output                       string
+	// maxInFlight is --max-in-flight: a number, a percentage, or "" for
+	// the workload's limit.
+	maxInFlight   string
+	wait          bool
+	waitTimeout   time.Duration
+	skipCheck     bool
+	undoOnFailure bool
+	yes           bool
+	fieldManager  string
+	output        string
 
 	// operation is what the command did to a Pod, as printed: "probes set".
 	operation string
@@ -149,8 +211,9 @@ func newChangeOptions(f cmdutil.Factory, configFlags *genericclioptions.ConfigFl
 	return &changeOptions{factory: f, configFlags: configFlags, IOStreams: streams, operation: operation}
 }
 
-// defaultMaxInFlight is the largest batch by default: with it, 20 Pods
-// change in 5 failure windows (1, 2, 4, 8 and 5 Pods), 50 Pods in 8.
+// defaultMaxInFlight is the largest batch when neither --max-in-flight, the
+// workload nor a PodDisruptionBudget says: with it, 20 Pods change in 5
+// failure windows (1, 2, 4, 8 and 5 Pods), 50 Pods in 8.
 const defaultMaxInFlight = 10
 
 // defaultWaitTimeout is how long --wait waits for each Pod by default.
@@ -169,13 +232,13 @@ func (o *changeOptions) addFlags(cmd *cobra.Command) {
 // addRunFlags adds the flags of a run: how it checks, changes and proves.
 func (o *changeOptions) addRunFlags(cmd *cobra.Command) {
 	cmdutil.AddDryRunFlag(cmd)
-	cmd.Flags().IntVar(&o.maxInFlight, "max-in-flight", defaultMaxInFlight, "The largest batch of Pods that change at a time: the first Pod changes alone, then batches that double up to this many, each once every change of the batch before it is proven.")
-	cmd.Flags().BoolVar(&o.wait, "wait", true, "After each change, wait until the Pod's kubelet reports that it applied it, and until each new probe passed (a readiness probe keeps or makes the container Ready, a liveness probe neither fails nor restarts it, a startup probe starts it) before changing the next Pod.")
+	cmd.Flags().StringVar(&o.maxInFlight, "max-in-flight", "", "The largest batch of Pods that change at a time, a number or a percentage of the workload's replicas (25%): the first Pod changes alone, then batches that double up to this many, each once every change of the batch before it is proven. Without it, the workload's own limit (a Deployment's, StatefulSet's or DaemonSet's maxUnavailable) or that of a PodDisruptionBudget that selects the Pods, the smallest; 10 when none says.")
+	cmd.Flags().BoolVar(&o.wait, "wait", true, "After each change, wait until the Pod's kubelet reports that it applied it, and until each new probe passed (a readiness probe keeps or makes the container Ready, a liveness probe does not restart it, nor fail failureThreshold times in a row, a startup probe starts it) before changing the next Pod.")
 	cmd.Flags().DurationVar(&o.waitTimeout, "wait-timeout", defaultWaitTimeout, "How long --wait waits for each Pod; 0 waits as long as it takes.")
 	cmd.Flags().DurationVar(&o.waitTimeout, "timeout", defaultWaitTimeout, "How long --wait waits for each Pod.")
 	cmdutil.CheckErr(cmd.Flags().MarkDeprecated("timeout", "use --wait-timeout instead"))
 	cmd.Flags().BoolVar(&o.skipCheck, "skip-check", false, "Store a new liveness or readiness probe without trying it against the Pod first.")
-	cmd.Flags().BoolVar(&o.undoOnFailure, "undo-on-failure", false, "When a Pod fails after its change was stored (a new probe fails), put its probes back as they were, unless someone else changed them meanwhile.")
+	cmd.Flags().BoolVar(&o.undoOnFailure, "undo-on-failure", false, "When a Pod fails after its change was stored (a new probe fails), put its probes back as they were, unless someone else changed them meanwhile, or the old liveness probe would restart the container sooner than the new one.")
 	cmd.Flags().BoolVarP(&o.yes, "yes", "y", false, "Go on without asking after warnings (removing a readiness probe, or the startup probe of a container that has not started).")
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.fieldManager, "kubectl-probe")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "Output format: name, or json or yaml for a List of the result for each Pod.")
@@ -205,11 +268,11 @@ func (o *changeOptions) run(cmd *cobra.Command, args []string, ch change) error 
 		return err
 	}
 	dryRun := map[cmdutil.DryRunStrategy]string{cmdutil.DryRunNone: "", cmdutil.DryRunClient: "client", cmdutil.DryRunServer: "server"}[strategy]
-	switch {
-	case o.maxInFlight < 1:
-		return fmt.Errorf("--max-in-flight=%d: must be at least 1", o.maxInFlight)
-	case o.output != "" && o.output != "name" && o.output != "json" && o.output != "yaml":
+	if o.output != "" && o.output != "name" && o.output != "json" && o.output != "yaml" {
 		return fmt.Errorf("-o %s: must be name, json or yaml", o.output)
+	}
+	if _, err := chooseMaxInFlight(o.maxInFlight, 1, nil); err != nil {
+		return err
 	}
 	ctx := cmd.Context()
 	client, config, namespace, err := clients(o.factory)
@@ -226,7 +289,6 @@ func (o *changeOptions) run(cmd *cobra.Command, args []string, ch change) error 
 		patcher:       &patcher{client: client, fieldManager: o.fieldManager},
 		container:     o.container,
 		dryRun:        dryRun,
-		maxInFlight:   o.maxInFlight,
 		undoOnFailure: o.undoOnFailure,
 		report: &reporter{
 			in: o.In, out: o.Out, errOut: o.ErrOut,
@@ -243,7 +305,16 @@ func (o *changeOptions) run(cmd *cobra.Command, args []string, ch change) error 
 		r.change, r.templates = u, newTemplates(client)
 	} else {
 		r.change = recorded{change: ch, run: id, time: now}
-		r.undoCmd = o.undoCommand(args, namespace, id)
+		r.undoCmd = newUndoCommand(cmd.InheritedFlags(), args, o.selector, namespace, id)
+	}
+	r.report.target(o.contextName(), namespace, t)
+	largest, err := o.limit(ctx, client, namespace, t)
+	if err != nil {
+		return err
+	}
+	r.maxInFlight = largest.n
+	if dryRun == "" && len(t.pods) > 1 {
+		r.report.batches(largest)
 	}
 	if _, ok := ch.(restoreChange); ok {
 		r.templates = newTemplates(client)
@@ -261,25 +332,68 @@ func (o *changeOptions) run(cmd *cobra.Command, args []string, ch change) error 
 	return err
 }
 
-// undoCommand returns the kubectl probe undo that puts back what run id
-// changed on the Pods that args and the flags name.
-func (o *changeOptions) undoCommand(args []string, namespace, id string) *undoCommand {
-	u := &undoCommand{targets: args}
-	if o.selector != "" {
-		u.targets = []string{"-l", o.selector}
-	}
-	u.flags = []string{"-n", namespace}
-	for _, f := range []struct {
-		name  string
-		value *string
-	}{{"--context", o.configFlags.Context}, {"--kubeconfig", o.configFlags.KubeConfig}} {
-		if f.value != nil && *f.value != "" {
-			u.flags = append(u.flags, f.name, *f.value)
+// limit returns the run's largest batch: --max-in-flight, or the smallest
+// limit of the workloads and of the PodDisruptionBudgets that select the
+// Pods. A budget that cannot be read is warned of, and left out.
+func (o *changeOptions) limit(ctx context.Context, client kubernetes.Interface, namespace string, t *targets) (limit, error) {
+	limits := t.limits
+	if o.maxInFlight == "" && len(t.pods) > 1 {
+		budgets, err := disruptionLimits(ctx, client, namespace, t.pods)
+		if err != nil {
+			fmt.Fprintf(o.ErrOut, "warning: cannot read the PodDisruptionBudgets of namespace %q, so the run does not keep to theirs: %v\n", namespace, err)
 		}
+		limits = append(slices.Clone(limits), budgets...)
 	}
+	return chooseMaxInFlight(o.maxInFlight, t.replicas, limits)
+}
+
+// contextName is the name of the kubeconfig context that the run uses;
+// "" when there is none.
+func (o *changeOptions) contextName() string {
+	if c := o.configFlags.Context; c != nil && *c != "" {
+		return *c
+	}
+	raw, err := o.factory.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return ""
+	}
+	return raw.CurrentContext
+}
+
+// newUndoCommand returns the kubectl probe undo that puts back what run id
+// changed on the Pods that args or selector name, in namespace, with the
+// connection and identity flags of flags that the user set (--as,
+// --cluster, --context, --kubeconfig, --server, ...), so that it goes to
+// the same cluster as the same user. It never carries a secret: a --token
+// or --password given is named, to give again.
+func newUndoCommand(flags *pflag.FlagSet, args []string, selector, namespace, id string) *undoCommand {
+	u := &undoCommand{targets: args, flags: []string{"-n", namespace}}
+	if selector != "" {
+		u.targets = []string{"-l", selector}
+	}
+	flags.VisitAll(func(f *pflag.Flag) {
+		switch {
+		case !f.Changed || f.Name == "namespace":
+		case secretFlags[f.Name]:
+			u.omitted = append(u.omitted, "--"+f.Name)
+		case f.Value.Type() == "bool":
+			u.flags = append(u.flags, "--"+f.Name+"="+f.Value.String())
+		default:
+			values := []string{f.Value.String()}
+			if s, ok := f.Value.(pflag.SliceValue); ok {
+				values = s.GetSlice()
+			}
+			for _, v := range values {
+				u.flags = append(u.flags, "--"+f.Name, v)
+			}
+		}
+	})
 	u.flags = append(u.flags, "--run", id)
 	return u
 }
+
+// secretFlags are the flags whose values the printed undo leaves out.
+var secretFlags = map[string]bool{"token": true, "password": true}
 
 // proofMargin is added to a new probe's failure window (see prover): the
 // time for the kubelet to publish the container's state and the probe's
@@ -289,26 +403,30 @@ const proofMargin = 5 * time.Second
 func newCmdSet(f cmdutil.Factory, configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := newChangeOptions(f, configFlags, streams, "probes set")
 	var (
-		getURL, openTCP                                                  string
+		getURL, openTCP, grpcService                                     string
+		headers                                                          []string
 		grpcPort                                                         int32
 		remove                                                           bool
 		initialDelay, timeoutSeconds, period, successThreshold, failures int32
 	)
 	cmd := &cobra.Command{
-		Use:   "set (TARGET... | -l SELECTOR) (--liveness | --readiness | --startup)... [-c CONTAINER] [--get-url=URL | --open-tcp=PORT | --grpc-port=PORT | -- COMMAND [ARG...]] [--initial-delay-seconds=N] [--timeout-seconds=N] [--period-seconds=N] [--success-threshold=N] [--failure-threshold=N] | --remove",
+		Use:   "set (TARGET... | -l SELECTOR) (--liveness | --readiness | --startup)... [-c CONTAINER] [--get-url=URL | --open-tcp=PORT | --grpc-port=PORT | -- COMMAND [ARG...]] [--header='NAME: VALUE']... [--grpc-service=NAME] [--initial-delay-seconds=N] [--timeout-seconds=N] [--period-seconds=N] [--success-threshold=N] [--failure-threshold=N] | --remove",
 		Short: "Change, add or remove probes of running Pods",
 		Long: `Change, add or remove probes of running Pods.
 
 Only the fields given change; the others keep their values. A probe that is
 absent is added, and then needs a handler: --get-url, --open-tcp, --grpc-port
-or a command after --. A new handler replaces the probe's old one. --remove
-removes the probes.
+or a command after --. A new handler replaces the probe's old one, but for
+what its flag cannot say: --get-url keeps an httpGet probe's headers
+(--header replaces them), --grpc-port keeps a gRPC probe's service
+(--grpc-service replaces it). --remove removes the probes.
 
 Before any Pod changes, each one's change passes a server dry run, and a new
 liveness or readiness probe is tried against its Pod (--skip-check not to);
 a Pod that fails either stops the command before the first change. Then the
 first Pod changes alone, and the others in batches that double up to
---max-in-flight (1, 2, 4, 8, 10, 10, ...), each once every change of the
+--max-in-flight (1, 2, 4, 8, 10, 10, ... with 10; by default, the workload's
+maxUnavailable, or a PodDisruptionBudget's), each once every change of the
 batch before it is proven (--wait): the kubelet reports that it applied it,
 and each new probe passes through its failure window. The command stops
 after the batch in which a Pod fails, leaves the Pods after it as they are,
@@ -319,11 +437,17 @@ and prints the kubectl probe undo that puts back the Pods it changed.`,
   # Move the readiness probe of every Pod of a Deployment to /readyz, the first Pod alone
   kubectl probe set deployment/controller --readiness --get-url=http://:8080/readyz --undo-on-failure
 
+  # Ask the readiness probe's path of the virtual host api.internal
+  kubectl probe set deployment/api --readiness --get-url=http://:8080/readyz --header="Host: api.internal"
+
   # Give the sidecar "proxy" a startup probe that runs a command
   kubectl probe set pod/web -c proxy --startup --failure-threshold=30 -- cat /tmp/started
 
   # Remove the liveness probe of the Pods labelled app=api, 50 at a time
-  kubectl probe set -l app=api --liveness --remove --max-in-flight=50`,
+  kubectl probe set -l app=api --liveness --remove --max-in-flight=50
+
+  # Relax the liveness probe of a StatefulSet's Pods, a quarter of them at a time
+  kubectl probe set statefulset/db --liveness --failure-threshold=6 --max-in-flight=25%`,
 		ValidArgsFunction: targetCompletion(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			types, err := o.types()
@@ -362,7 +486,17 @@ and prints the kubectl probe undo that puts back the Pods it changed.`,
 			if len(handlers) == 1 {
 				s.handler = handlers[0]
 			}
-			given := false
+			for _, h := range headers {
+				header, err := parseHeader(h)
+				if err != nil {
+					return err
+				}
+				s.httpHeaders = append(s.httpHeaders, header)
+			}
+			if cmd.Flags().Changed("grpc-service") {
+				s.grpcService = &grpcService
+			}
+			given := s.httpHeaders != nil || s.grpcService != nil
 			for _, f := range []struct {
 				name  string
 				value *int32
@@ -394,7 +528,9 @@ and prints the kubectl probe undo that puts back the Pods it changed.`,
 	o.addFlags(cmd)
 	cmd.Flags().StringVar(&getURL, "get-url", "", "Probe with an HTTP GET of this URL: scheme://[host]:port[/path], such as http://:8080/healthz; port is a number or a container port's name, and without host the Pod's IP is asked.")
 	cmd.Flags().StringVar(&openTCP, "open-tcp", "", "Probe by opening a TCP connection to this port of the Pod: a number or a container port's name.")
+	cmd.Flags().StringArrayVar(&headers, "header", nil, "A header of the httpGet probe's request, NAME: VALUE, such as \"Host: api.internal\"; repeat it for more. Given, the headers replace the probe's; without it, they are kept.")
 	cmd.Flags().Int32Var(&grpcPort, "grpc-port", 0, "Probe with the gRPC health check on this port of the Pod.")
+	cmd.Flags().StringVar(&grpcService, "grpc-service", "", "The service that the gRPC health check asks about; \"\" for the server's overall health. Without it, the probe's service is kept.")
 	cmd.Flags().BoolVar(&remove, "remove", false, "Remove the probes.")
 	cmd.Flags().Int32Var(&initialDelay, "initial-delay-seconds", 0, "Seconds after the container starts before the first probe.")
 	cmd.Flags().Int32Var(&timeoutSeconds, "timeout-seconds", 0, "Seconds after which a probe attempt fails.")

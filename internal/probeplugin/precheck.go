@@ -10,7 +10,10 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 )
 
-// precheckWorkers is how many Pods the pre-check checks at once, at least.
+// precheckWorkers is how many Pods the pre-check checks at once, whatever
+// --max-in-flight is: each try opens a stream through the API server (an
+// exec, a port-forward or a Pod proxy request), which priority and fairness
+// does not track as it tracks other requests.
 const precheckWorkers = 10
 
 // precheck is the run's second stage: every Pod is checked before the first
@@ -20,7 +23,7 @@ const precheckWorkers = 10
 func (r *runner) precheck(ctx context.Context, active []*podRun) ([]*podRun, error) {
 	var wg sync.WaitGroup
 	next := make(chan *podRun)
-	for range min(max(r.maxInFlight, precheckWorkers), len(active)) {
+	for range min(precheckWorkers, len(active)) {
 		wg.Go(func() {
 			for pr := range next {
 				r.check(ctx, pr)
@@ -40,7 +43,7 @@ func (r *runner) precheck(ctx context.Context, active []*podRun) ([]*podRun, err
 			pr.result, pr.reason = resultSkipped, "not changed: the run was interrupted"
 		}
 		r.report.interruptedBeforeChanges()
-		return nil, errReported
+		return nil, reportedStatus(exitInterrupted)
 	}
 
 	var refused []*podRun
@@ -98,12 +101,7 @@ func (r *runner) check(ctx context.Context, pr *podRun) {
 	}
 	modified, container, err := modify(pr.pod, r.container, r.change, pr.template)
 	if err != nil {
-		pr.cause = causeOf(err)
-		if pr.cause.skip != "" {
-			pr.result, pr.reason = resultSkipped, pr.cause.skip
-		} else {
-			pr.result = resultFailed
-		}
+		pr.refuse(err)
 		return
 	}
 	pr.container, pr.modified = container, modified
@@ -116,12 +114,7 @@ func (r *runner) check(ctx context.Context, pr *podRun) {
 	}
 	res, err := r.patcher.apply(ctx, pr.pod, r.container, r.change, pr.template, true)
 	if err != nil {
-		pr.cause = causeOf(err)
-		if pr.cause.skip != "" {
-			pr.result, pr.reason = resultSkipped, pr.cause.skip
-		} else {
-			pr.result = resultFailed
-		}
+		pr.refuse(err)
 		return
 	}
 	pr.pod = res.read
@@ -154,6 +147,18 @@ func (r *runner) check(ctx context.Context, pr *podRun) {
 			return
 		}
 	}
+}
+
+// refuse sets the result of a Pod that the pre-check cannot change, from
+// the error's cause: skipped when the Pod has left or is leaving, failed
+// otherwise.
+func (pr *podRun) refuse(err error) {
+	pr.cause = causeOf(err)
+	if pr.cause.skip != "" {
+		pr.result, pr.reason = resultSkipped, pr.cause.skip
+		return
+	}
+	pr.result = resultFailed
 }
 
 // risks are the warnings about changes that take a risk of their own, one

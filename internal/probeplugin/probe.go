@@ -106,6 +106,19 @@ func parseGetURL(s string) (*v1.HTTPGetAction, error) {
 	return action, nil
 }
 
+// parseHeader reads a --header flag, NAME: VALUE, as curl -H takes it.
+func parseHeader(s string) (v1.HTTPHeader, error) {
+	name, value, ok := strings.Cut(s, ":")
+	if !ok {
+		return v1.HTTPHeader{}, fmt.Errorf("--header=%s: want NAME: VALUE, such as \"Host: api.example\"", s)
+	}
+	name = strings.TrimSpace(name)
+	if errs := validation.IsHTTPHeaderName(name); len(errs) > 0 || name == "" {
+		return v1.HTTPHeader{}, fmt.Errorf("--header=%s: %q is not a valid HTTP header name", s, name)
+	}
+	return v1.HTTPHeader{Name: name, Value: strings.TrimSpace(value)}, nil
+}
+
 // parsePort reads a port given as a number or as the name of a container
 // port.
 func parsePort(s string) (intstr.IntOrString, error) {

@@ -49,21 +49,26 @@ import (
 //
 // The Pod must also be Ready as a whole before the next Pod changes.
 //
-// A liveness probe, once the container has started: an Unhealthy event of
-// the new probe fails it at once, at its first failure, which leaves time to
-// put the old probe back before the kubelet restarts the container when
-// failureThreshold is more than 1. No such event and no restart through the
-// window: passed. The kubelet records an Unhealthy event only for a result of
-// the configuration in force, so the question is only whether it recorded
-// one after it applied the change. Events carry the kubelet's time to the
-// second; an event counts when it happened in a second after the one in
-// which the API server stored the change, or when it arrives after the
-// kubelet reported the change's generation and happened no earlier than
-// that second. An old failure can pass for a new one only in the
-// milliseconds between the change being stored and applied; a new failure
-// in the second of the change that the API server has before the proof
-// starts counts only at the next failure, one period later. Events can be
-// dropped, or come late: the restart is the last word.
+// A liveness probe, once the container has started, is judged by its own
+// failureThreshold, the change's point when it relaxes a probe while a
+// dependency flaps: it fails when the kubelet kills the container for it (a
+// Killing event that says the liveness probe failed), or when its
+// Unhealthy events count failureThreshold failures in a row, which is when
+// the kubelet restarts the container. Failures below that are counted and
+// reported, and do not fail it. Failures are in a row when each comes at
+// most one period and timeout, and a second, after the one before: a probe
+// that passed between them would have been further apart. No restart
+// through the window: passed; a run of failures still going on at its end
+// lengthens it until the run could have reached the threshold. The kubelet
+// records an Unhealthy event only for a result of the configuration in
+// force, so the question is only whether it recorded one after it applied
+// the change. Events carry the kubelet's time to the second; an event
+// counts when it happened in a second after the one in which the API server
+// stored the change, or when it arrives after the kubelet reported the
+// change's generation and happened no earlier than that second. An old
+// failure can pass for a new one only in the milliseconds between the
+// change being stored and applied. Events can be dropped (the kubelet
+// limits them), or come late: the restart is the last word.
 //
 // A startup probe of a container that has not started: the container
 // starting passes it, since only the new probe can start it; not started at
@@ -119,9 +124,9 @@ func (w *prover) prove(ctx context.Context, before, stored *v1.Pod, container st
 		case pod := <-pods:
 			s = p.observe(pod, time.Now())
 		case e := <-events:
-			s = p.event(e)
+			s = p.event(e, time.Now())
 		case t := <-windows:
-			s = p.windowEnded(t)
+			s = p.windowEnded(t, time.Now())
 		case err := <-ended:
 			if ctx.Err() == nil {
 				return "", err
@@ -207,8 +212,8 @@ func (w *prover) watchPod(ctx context.Context, pod *v1.Pod, pods chan<- *v1.Pod)
 	return err
 }
 
-// eventSeen is an Unhealthy event of the Pod, as the prover's watch of
-// events sees it.
+// eventSeen is an event of the Pod, as the prover's watch of events sees
+// it.
 type eventSeen struct {
 	event *v1.Event
 	// live is set for an event that was not there, or not as it is, when
@@ -217,14 +222,12 @@ type eventSeen struct {
 	live bool
 }
 
-// watchEvents sends the Pod's Unhealthy events to events until ctx ends:
-// first those there now, then those that the kubelet records from then on.
+// watchEvents sends the Pod's events to events until ctx ends: first those
+// there now, then those that the kubelet records from then on.
 func (w *prover) watchEvents(ctx context.Context, pod *v1.Pod, events chan<- eventSeen) error {
 	client := w.client.CoreV1().Events(pod.Namespace)
-	field := fields.AndSelectors(
-		fields.OneTermEqualSelector("involvedObject.uid", string(pod.UID)),
-		fields.OneTermEqualSelector("reason", "Unhealthy"),
-	).String()
+	// Unhealthy and Killing events: a field selector cannot say or.
+	field := fields.OneTermEqualSelector("involvedObject.uid", string(pod.UID)).String()
 	send := func(e *v1.Event, live bool) {
 		select {
 		case events <- eventSeen{event: e, live: live}:
@@ -278,7 +281,7 @@ func (w *prover) watchEvents(ctx context.Context, pod *v1.Pod, events chan<- eve
 type step struct {
 	// windows are the failure windows that begin now, by probe type.
 	windows map[probeType]time.Duration
-	// watchEvents asks for the Pod's Unhealthy events.
+	// watchEvents asks for the Pod's events.
 	watchEvents bool
 	done        bool
 	failed      *failure
@@ -322,6 +325,8 @@ type proof struct {
 	// began.
 	restarts  int32
 	readiness *readinessProof
+	// failures counts the new liveness probe's failures.
+	failures livenessFailures
 	// last is the Pod as last reported.
 	last *v1.Pod
 }
@@ -342,6 +347,7 @@ func newProof(before, stored *v1.Pod, container string, margin time.Duration) (*
 		began:      map[probeType]time.Duration{},
 		passed:     map[probeType]string{},
 		last:       stored,
+		failures:   livenessFailures{counts: map[string]int32{}},
 
 		startedAtChange: started(containerStatus(stored, container)),
 	}
@@ -444,34 +450,138 @@ func (p *proof) begin(s *step, t probeType, probe *v1.Probe, status *v1.Containe
 	}
 }
 
-// event takes an Unhealthy event of the Pod: the new liveness probe's
-// failure fails the proof.
-func (p *proof) event(e eventSeen) step {
+// event takes an event of the Pod: the kubelet killing the container for
+// its liveness probe, or failureThreshold failures in a row of the new
+// liveness probe, fail the proof; fewer are counted for its summary.
+func (p *proof) event(e eventSeen, now time.Time) step {
 	var s step
-	ev := e.event
-	if p.probes[liveness] == nil || p.passed[liveness] != "" || ev.Reason != "Unhealthy" ||
-		ev.InvolvedObject.FieldPath != "" && ev.InvolvedObject.FieldPath != p.fieldPath {
-		return s
-	}
-	message := strings.TrimPrefix(ev.Message, "(combined from similar events): ")
-	if !strings.HasPrefix(message, "Liveness probe ") {
+	ev, probe := e.event, p.probes[liveness]
+	if probe == nil || p.passed[liveness] != "" || ev.InvolvedObject.FieldPath != "" && ev.InvolvedObject.FieldPath != p.fieldPath {
 		return s
 	}
 	at := eventTime(ev).Truncate(time.Second)
 	if !at.After(p.stored) && !(e.live && at.Equal(p.stored)) {
 		return s
 	}
-	restarts := "at its first failure"
-	if n := p.probes[liveness].FailureThreshold; n > 1 {
-		restarts = fmt.Sprintf("after %d failures in a row", n)
+	message := strings.TrimPrefix(ev.Message, "(combined from similar events): ")
+	switch {
+	case ev.Reason == "Killing" && strings.Contains(message, "failed liveness probe"):
+		// The kubelet kills a container for its liveness probe when the
+		// probe's failures in a row reach its threshold, which this event
+		// can tell before the last Unhealthy event does: both say the same.
+		s.failed = p.livenessThresholdReached(probe, nil, now)
+	case ev.Reason == "Unhealthy" && strings.HasPrefix(message, "Liveness probe "):
+		p.failures.add(ev, at, p.stored, probe)
+		if p.failures.streak >= max(probe.FailureThreshold, 1) {
+			s.failed = p.livenessThresholdReached(probe, ev, now)
+		}
 	}
-	s.failed = &failure{message: fmt.Sprintf("the new liveness probe of container %q failed, %s ago: %s; the kubelet restarts the container %s",
-		p.container, duration.HumanDuration(time.Since(eventTime(ev))), firstLine(message, 200), restarts)}
 	return s
 }
 
+// livenessThresholdReached is the failure of a new liveness probe whose
+// failures in a row reached its threshold: the kubelet restarts the
+// container. Its last Unhealthy event says how it failed: last, when the
+// caller has it, or the one read when the failure is reported.
+func (p *proof) livenessThresholdReached(probe *v1.Probe, last *v1.Event, now time.Time) *failure {
+	message := fmt.Sprintf("the new liveness probe of container %q reached its failureThreshold, %s in a row: the kubelet restarts the container", p.container, failures(max(probe.FailureThreshold, 1)))
+	if last == nil {
+		return &failure{message: message, event: "Unhealthy"}
+	}
+	return &failure{message: message + fmt.Sprintf("; its last Unhealthy event, %s ago: %s", duration.HumanDuration(now.Sub(eventTime(last))), firstLine(last.Message, 200))}
+}
+
+// livenessFailures counts the failures of a new liveness probe that its
+// Unhealthy events report. The kubelet folds a probe's repeated failures
+// into one event whose count goes up.
+type livenessFailures struct {
+	// counts holds the count of each event seen, by name.
+	counts map[string]int32
+	// total is the failures; streak the failures in a row up to the last
+	// one, longest the most in a row.
+	total, streak, longest int32
+	// last is when the last failure happened, to the second.
+	last time.Time
+}
+
+// add counts the failures of an Unhealthy event of the probe that
+// happened at, after the change was stored.
+func (f *livenessFailures) add(ev *v1.Event, at, stored time.Time, probe *v1.Probe) {
+	count := max(ev.Count, 1)
+	if ev.Series != nil {
+		count = max(count, ev.Series.Count)
+	}
+	key := ev.Namespace + "/" + ev.Name
+	seen, ok := f.counts[key]
+	var n int32
+	switch {
+	case ok:
+		n = count - seen
+	case ev.FirstTimestamp.Truncate(time.Second).After(stored):
+		n = count
+	default:
+		// Only its last failure is known to be the new probe's.
+		n = 1
+	}
+	f.counts[key] = max(count, seen)
+	if n <= 0 {
+		return
+	}
+	if f.last.IsZero() || at.Sub(f.last) > time.Duration(n)*attemptGap(probe) {
+		f.streak = n
+	} else {
+		f.streak += n
+	}
+	f.total += n
+	f.longest = max(f.longest, f.streak)
+	f.last = at
+}
+
+// remaining is how much longer a proof whose window ends now waits for a
+// run of failures still going on: until it could have reached the probe's
+// threshold. It is 0 when no run is going on.
+func (f *livenessFailures) remaining(probe *v1.Probe, now time.Time, margin time.Duration) time.Duration {
+	left := max(probe.FailureThreshold, 1) - f.streak
+	if f.streak == 0 || left <= 0 || now.Sub(f.last) > attemptGap(probe) {
+		return 0
+	}
+	return time.Duration(left)*time.Duration(max(probe.PeriodSeconds, 1)+max(probe.TimeoutSeconds, 1))*time.Second + margin
+}
+
+// summary says how often the probe failed below its threshold; "" when
+// it did not.
+func (f *livenessFailures) summary(probe *v1.Probe) string {
+	if f.total == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; it failed %s, at most %d in a row, below its failureThreshold of %d", times(f.total), f.longest, max(probe.FailureThreshold, 1))
+}
+
+// attemptGap is the longest time between two attempts of a probe in a
+// row: its period and timeout, and a second for event times, which are to
+// the second.
+func attemptGap(probe *v1.Probe) time.Duration {
+	return time.Duration(max(probe.PeriodSeconds, 1)+max(probe.TimeoutSeconds, 1)+1) * time.Second
+}
+
+// failures says how many failures: "1 failure", "3 failures".
+func failures(n int32) string {
+	if n == 1 {
+		return "1 failure"
+	}
+	return fmt.Sprintf("%d failures", n)
+}
+
+// times says how many times: "once", "3 times".
+func times(n int32) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
 // windowEnded decides a probe whose failure window ended.
-func (p *proof) windowEnded(t probeType) step {
+func (p *proof) windowEnded(t probeType, now time.Time) step {
 	var s step
 	if p.passed[t] != "" {
 		return p.decide(s)
@@ -491,7 +601,16 @@ func (p *proof) windowEnded(t probeType) step {
 		}
 		p.passed[t] = fmt.Sprintf("the container stayed Ready through the probe's failure window (%s)", window)
 	case liveness:
-		p.passed[t] = fmt.Sprintf("no restart and no liveness failure through the probe's failure window (%s)", window)
+		probe := p.probes[liveness]
+		if more := p.failures.remaining(probe, now, p.margin); more > 0 {
+			s.windows = map[probeType]time.Duration{liveness: more}
+			return s
+		}
+		if p.failures.total == 0 {
+			p.passed[t] = fmt.Sprintf("no restart and no liveness failure through the probe's failure window (%s)", window)
+		} else {
+			p.passed[t] = fmt.Sprintf("no restart through the probe's failure window (%s)%s", window, p.failures.summary(probe))
+		}
 	}
 	return p.decide(s)
 }

@@ -216,13 +216,15 @@ func TestProve(t *testing.T) {
 		want    string
 		wantErr string
 	}{{
-		name:   "a liveness change whose new probe fails: stops at its first Unhealthy event",
+		name:   "a liveness change whose new probe fails: stops at its failureThreshold-th failure in a row",
 		change: func(p *v1.Pod) { p.Spec.Containers[0].LivenessProbe = httpGet("/livez") },
 		run: func(k *kubelet) {
 			k.report(2, true)
-			k.unhealthy("Liveness probe failed: HTTP probe failed with statuscode: 404", time.Now())
+			for range 3 {
+				k.unhealthy("Liveness probe failed: HTTP probe failed with statuscode: 404", time.Now())
+			}
 		},
-		wantErr: `the new liveness probe of container "app" failed, 0s ago: Liveness probe failed: HTTP probe failed with statuscode: 404; the kubelet restarts the container after 3 failures in a row`,
+		wantErr: `the new liveness probe of container "app" reached its failureThreshold, 3 failures in a row: the kubelet restarts the container; its last Unhealthy event, 0s ago: Liveness probe failed: HTTP probe failed with statuscode: 404`,
 	}, {
 		name:   "a liveness change, and the container restarts",
 		change: func(p *v1.Pod) { p.Spec.Containers[0].LivenessProbe = httpGet("/livez") },
@@ -394,10 +396,10 @@ func TestProveWindow(t *testing.T) {
 
 // A liveness change is proven through the new probe's failure window, 3 ×
 // (10s + 1s) and the margin, 2s: 35s on the bubble's fake clock. It passes
-// at the end of the window without a restart and an Unhealthy event of the
-// new liveness probe; the kubelet's other events do not count, and neither
-// does the old probe's failure, recorded before the change was stored, that
-// reaches the API server late.
+// at the end of the window without a restart; a failure of the new probe,
+// below its threshold of 3, is counted in what it says. The kubelet's other
+// events do not count, and neither does the old probe's failure, recorded
+// before the change was stored, that reaches the API server late.
 func TestProveLivenessWindow(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -410,8 +412,9 @@ func TestProveLivenessWindow(t *testing.T) {
 		}
 		// listed is the message of an Unhealthy liveness event in the
 		// second the change was stored, there before the proof began.
-		listed  string
-		wantErr string
+		listed string
+		// counted is what the proof says of the new probe's failures.
+		counted string
 	}{{
 		name: "no event",
 	}, {
@@ -439,14 +442,14 @@ func TestProveLivenessWindow(t *testing.T) {
 			reason, fieldPath, message string
 			ago                        time.Duration
 		}{{"Unhealthy", "spec.containers{app}", "Liveness probe failed: HTTP probe failed with statuscode: 404", 0}},
-		wantErr: `the new liveness probe of container "app" failed, 2s ago: Liveness probe failed: HTTP probe failed with statuscode: 404`,
+		counted: "; it failed once, at most 1 in a row, below its failureThreshold of 3",
 	}, {
 		name: "the new probe's failure, folded into an earlier event",
 		events: []struct {
 			reason, fieldPath, message string
 			ago                        time.Duration
 		}{{"Unhealthy", "spec.containers{app}", "(combined from similar events): Liveness probe failed: HTTP probe failed with statuscode: 404", -2 * time.Second}},
-		wantErr: `the new liveness probe of container "app" failed, 0s ago: Liveness probe failed: HTTP probe failed with statuscode: 404`,
+		counted: "; it failed once, at most 1 in a row, below its failureThreshold of 3",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -479,13 +482,10 @@ func TestProveLivenessWindow(t *testing.T) {
 					k.event(e.reason, e.fieldPath, e.message, storedAt.Add(-e.ago))
 				}
 				<-done
-				if tc.wantErr != "" {
-					if err == nil || err.Error() != tc.wantErr+"; the kubelet restarts the container after 3 failures in a row" {
-						t.Errorf("prove: %v, want %q", err, tc.wantErr)
-					}
-					return
-				}
 				want := "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (35s)"
+				if tc.counted != "" {
+					want = "the kubelet applied generation 2; the new liveness probe passed: no restart through the probe's failure window (35s)" + tc.counted
+				}
 				if err != nil || got != want {
 					t.Errorf("prove = %q, %v; want %q", got, err, want)
 				}
@@ -637,5 +637,100 @@ func TestProveSaysWhy(t *testing.T) {
 	err := <-errc
 	if err == nil || !strings.Contains(err.Error(), "its last Unhealthy event, 0s ago: Readiness probe failed: HTTP probe failed with statuscode: 404") {
 		t.Errorf("err = %v, want the last Unhealthy event in it", err)
+	}
+}
+
+// A relaxed liveness probe, here failureThreshold 1 to 6 with a period of
+// 5s, is judged by its new threshold: its failures below it, as a flapping
+// dependency causes them, are reported and the proof passes; six failures
+// in a row, or the kubelet killing the container for its liveness probe,
+// fail it. The window is 6 × (5s + 1s) and the margin, 2s: 38s on the
+// bubble's fake clock. Each event happens at the second given after the
+// kubelet reported the change's generation.
+func TestProveRelaxedLiveness(t *testing.T) {
+	type event struct {
+		reason, message string
+		at              time.Duration
+	}
+	failure := func(at time.Duration) event {
+		return event{"Unhealthy", "Liveness probe failed: HTTP probe failed with statuscode: 503", at * time.Second}
+	}
+	for _, tc := range []struct {
+		name    string
+		events  []event
+		want    string
+		wantErr string
+		// after is when the proof ends, after the kubelet reported the
+		// change's generation.
+		after time.Duration
+	}{{
+		name:   "three failures in a row, below the new threshold",
+		events: []event{failure(1), failure(6), failure(11)},
+		want:   "the kubelet applied generation 2; the new liveness probe passed: no restart through the probe's failure window (38s); it failed 3 times, at most 3 in a row, below its failureThreshold of 6",
+		after:  38 * time.Second,
+	}, {
+		// The first five end when a probe passes, 15s later: the window
+		// ends in the second run of failures, and is lengthened until it
+		// could have reached the threshold, 5 × (5s + 1s) and the margin.
+		name:   "ten failures, never six in a row",
+		events: []event{failure(1), failure(6), failure(11), failure(16), failure(21), failure(36), failure(41), failure(46), failure(51), failure(56)},
+		want:   "the kubelet applied generation 2; the new liveness probe passed: no restart through the probe's failure window (38s); it failed 10 times, at most 5 in a row, below its failureThreshold of 6",
+		after:  70 * time.Second,
+	}, {
+		name:    "six failures in a row: the kubelet restarts the container",
+		events:  []event{failure(1), failure(6), failure(11), failure(16), failure(21), failure(26)},
+		wantErr: `the new liveness probe of container "app" reached its failureThreshold, 6 failures in a row: the kubelet restarts the container`,
+		after:   26 * time.Second,
+	}, {
+		name:    "the kubelet kills the container for its liveness probe",
+		events:  []event{failure(1), {"Killing", `Container app failed liveness probe, will be restarted`, 2 * time.Second}},
+		wantErr: `the new liveness probe of container "app" reached its failureThreshold, 6 failures in a row: the kubelet restarts the container`,
+		after:   2 * time.Second,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				before, stored := changedPods()
+				before.Spec.Containers[0].LivenessProbe.FailureThreshold = 1
+				storedAt := time.Now()
+				livenessChanged(before, stored, storedAt)
+				stored.Spec.Containers[0].LivenessProbe = before.Spec.Containers[0].LivenessProbe.DeepCopy()
+				stored.Spec.Containers[0].LivenessProbe.FailureThreshold = 6
+				stored.Spec.Containers[0].LivenessProbe.PeriodSeconds = 5
+				client, k := newKubelet(t, before)
+				w := &prover{client: client, timeout: time.Hour, margin: 2 * time.Second}
+				done := make(chan struct{})
+				var (
+					got string
+					err error
+				)
+				go func() {
+					defer close(done)
+					got, err = w.prove(context.Background(), before, stored, "app")
+				}()
+				time.Sleep(time.Second)
+				applied := time.Now()
+				k.report(2, true)
+				for _, e := range tc.events {
+					select {
+					case <-done:
+					case <-time.After(time.Until(applied.Add(e.at))):
+						k.event(e.reason, "spec.containers{app}", e.message, time.Now())
+					}
+				}
+				<-done
+				if waited := time.Since(applied); waited != tc.after {
+					t.Errorf("the proof ended %s after the kubelet applied the change, want %s", waited, tc.after)
+				}
+				if tc.wantErr != "" {
+					if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
+						t.Errorf("prove: %v, want %q", err, tc.wantErr)
+					}
+					return
+				}
+				if err != nil || got != tc.want {
+					t.Errorf("prove = %q, %v; want %q", got, err, tc.want)
+				}
+			})
+		})
 	}
 }

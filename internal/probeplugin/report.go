@@ -47,6 +47,37 @@ func (p *reporter) templateUnread(pr *podRun, err error) {
 	p.warnf("warning: pod/%s: cannot read the template it was created from: %v\n", pr.pod.Name, err)
 }
 
+// target says, before the pre-check, where the run works and on what: how
+// many Pods of which workloads, in which namespace of which context.
+func (p *reporter) target(context, namespace string, t *targets) {
+	what := pods(len(t.pods))
+	if len(t.pods) == 1 && len(t.workloads) == 0 {
+		what = "pod/" + t.pods[0].Name
+	}
+	if len(t.workloads) > 0 {
+		what += " of " + strings.Join(t.workloads, ", ")
+	}
+	where := fmt.Sprintf("in namespace %q", namespace)
+	if context != "" {
+		where += fmt.Sprintf(" of context %q", context)
+	}
+	skipped := ""
+	if len(t.skipped) > 0 {
+		skipped = fmt.Sprintf(" (%d more skipped)", len(t.skipped))
+	}
+	p.warnf("target: %s %s%s\n", what, where, skipped)
+}
+
+// batches says, before the first change, how many Pods the run changes at
+// once, and why.
+func (p *reporter) batches(l limit) {
+	if l.n == 1 {
+		p.warnf("batches: one Pod at a time: %s\n", l.why)
+		return
+	}
+	p.warnf("batches: the first Pod alone, then up to %d at a time: %s\n", l.n, l.why)
+}
+
 // interruptedBeforeChanges says that an interrupt ended the run before it
 // changed a Pod.
 func (p *reporter) interruptedBeforeChanges() {
@@ -66,6 +97,16 @@ func (p *reporter) gone(pr *podRun, reason string) {
 // undone says that a Pod's change was put back.
 func (p *reporter) undone(pr *podRun) {
 	p.warnf("pod/%s: undone: its probes are as they were before\n", pr.pod.Name)
+}
+
+// notUndone says why --undo-on-failure left a Pod's change, and the
+// command that puts it back anyway.
+func (p *reporter) notUndone(pr *podRun, why string, undo *undoCommand) {
+	anyway := ""
+	if undo != nil {
+		anyway = "; to put it back anyway: " + undo.forPod(pr.pod.Name)
+	}
+	p.warnf("pod/%s: not undone: its old liveness probe would restart the container sooner than the new one (%s)%s\n", pr.pod.Name, why, anyway)
 }
 
 // undoFailed says why a Pod's change could not be put back.
@@ -371,16 +412,27 @@ type undoCommand struct {
 	targets []string
 	// flags choose the cluster and the namespace, and the run: --run ID.
 	flags []string
+	// omitted are the secret flags given to the run, which the command
+	// does not print: --token.
+	omitted []string
 }
 
 // forRun returns the command that puts back every Pod of the run.
 func (u *undoCommand) forRun() string {
-	return shellJoin(slices.Concat([]string{"kubectl", "probe", "undo"}, u.targets, u.flags))
+	return shellJoin(slices.Concat([]string{"kubectl", "probe", "undo"}, u.targets, u.flags)) + u.secrets()
 }
 
 // forPod returns the command that puts back one Pod of the run.
 func (u *undoCommand) forPod(name string) string {
-	return shellJoin(slices.Concat([]string{"kubectl", "probe", "undo", "pod/" + name}, u.flags))
+	return shellJoin(slices.Concat([]string{"kubectl", "probe", "undo", "pod/" + name}, u.flags)) + u.secrets()
+}
+
+// secrets says, as a comment of the shell, which flags to give again.
+func (u *undoCommand) secrets() string {
+	if len(u.omitted) == 0 {
+		return ""
+	}
+	return " # give " + strings.Join(u.omitted, " and ") + " again: it is not printed"
 }
 
 // shellJoin joins the words of a command as a shell reads them back.

@@ -1,11 +1,15 @@
 package probeplugin
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	v1 "k8s.io/api/core/v1"
 )
 
 // rollout is the run's third stage: it changes the Pods of todo as
@@ -96,15 +100,22 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 			rest = append(rest, pr)
 		}
 	}
+	status := errReported
+	switch {
+	case interrupted:
+		status = reportedStatus(exitInterrupted)
+	case slices.ContainsFunc(todo, (*podRun).changed):
+		status = reportedStatus(exitStopped)
+	}
 	if len(todo) == 1 && !interrupted {
-		return errReported
+		return status
 	}
 	title := "stopped at the first Pod that failed"
 	if interrupted {
 		title = "interrupted"
 	}
 	r.report.finished(title, done, failures, putBack, rest, r.undoCmd)
-	return errReported
+	return status
 }
 
 // batchSizes splits n Pods into batches: the first Pod alone, then batches
@@ -170,10 +181,18 @@ func (r *runner) one(ctx, proofs context.Context, pr *podRun) {
 }
 
 // undo puts back the probes of a Pod whose change failed, with
-// --undo-on-failure, and otherwise prints the command that does.
+// --undo-on-failure, and otherwise prints the command that does. It never
+// puts back a liveness probe that would restart the container sooner than
+// the new one: a relaxed probe that failed its proof is still the lesser
+// evil.
 func (r *runner) undo(ctx context.Context, pr *podRun) {
 	if !r.undoOnFailure {
 		r.report.undoHint(pr, r.undoCmd)
+		return
+	}
+	if why := restartsSooner(probesOf(pr.pod, pr.container)[liveness], probesOf(pr.stored, pr.container)[liveness]); why != "" {
+		pr.reason += "; not undone: the old liveness probe would restart the container sooner"
+		r.report.notUndone(pr, why, r.undoCmd)
 		return
 	}
 	res, err := r.patcher.apply(ctx, pr.stored, pr.container, undoChange{original: pr.pod, changed: pr.stored}, nil, false)
@@ -184,4 +203,33 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 	pr.stored, pr.undone = res.stored, true
 	pr.reason += "; undone"
 	r.report.undone(pr)
+}
+
+// restartsSooner says how the old liveness probe would restart the
+// container sooner than the new one: it is there where the new one is not,
+// it restarts the container after fewer seconds of failures in a row, or
+// it waits less for an answer. It is "" when it would not.
+func restartsSooner(was, now *v1.Probe) string {
+	switch {
+	case was == nil:
+		return ""
+	case now == nil:
+		return "the change removed it"
+	}
+	o, n := withDefaults(was), withDefaults(now)
+	if o.FailureThreshold*o.PeriodSeconds < n.FailureThreshold*n.PeriodSeconds || o.TimeoutSeconds < n.TimeoutSeconds {
+		return fmt.Sprintf("failureThreshold × periodSeconds %d×%ds, timeout %ds; the new one %d×%ds, timeout %ds",
+			o.FailureThreshold, o.PeriodSeconds, o.TimeoutSeconds, n.FailureThreshold, n.PeriodSeconds, n.TimeoutSeconds)
+	}
+	return ""
+}
+
+// withDefaults returns the probe's timing with the API's defaults for the
+// fields that are not set.
+func withDefaults(p *v1.Probe) v1.Probe {
+	return v1.Probe{
+		TimeoutSeconds:   cmp.Or(p.TimeoutSeconds, 1),
+		PeriodSeconds:    cmp.Or(p.PeriodSeconds, 10),
+		FailureThreshold: cmp.Or(p.FailureThreshold, 3),
+	}
 }

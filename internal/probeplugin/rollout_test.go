@@ -3,13 +3,17 @@ package probeplugin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 // The first Pod goes alone, then batches that double, up to
@@ -26,6 +30,8 @@ func TestBatchSizes(t *testing.T) {
 		{50, 50, []int{1, 2, 4, 8, 16, 19}},
 		{4, 1, []int{1, 1, 1, 1}},
 		{7, 3, []int{1, 2, 3, 1}},
+		// A 12-replica Deployment with maxUnavailable 25%.
+		{12, 3, []int{1, 2, 3, 3, 3}},
 	} {
 		if got := batchSizes(tc.pods, tc.maxInFlight); !slices.Equal(got, tc.want) {
 			t.Errorf("batchSizes(%d, %d) = %v, want %v", tc.pods, tc.maxInFlight, got, tc.want)
@@ -216,12 +222,13 @@ func TestRolloutInterrupted(t *testing.T) {
 }
 
 // With --undo-on-failure, an interrupt puts back the Pods in flight, and
-// the run lists them apart.
+// the run lists them apart. (The change makes the liveness probe stricter:
+// a relaxed one is never put back, see TestUndoNeverPutsBackAStricterLiveness.)
 func TestRolloutInterruptedUndo(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		names := []string{"a", "b", "c", "d"}
 		c := newCluster(namedPods(names...)...)
-		r, _, errOut := newRunner(c, relax)
+		r, _, errOut := newRunner(c, setChange{types: []probeType{liveness}, settings: settings{failureThreshold: ptr.To[int32](1)}})
 		r.maxInFlight, r.undoOnFailure = 4, true
 		p := newProvings(names...)
 		r.prove = p.proveUntilInterrupted
@@ -240,13 +247,13 @@ func TestRolloutInterruptedUndo(t *testing.T) {
 		// The proofs that the interrupt left behind end.
 		p.results["b"] <- nil
 		p.results["c"] <- nil
-		for name, timeout := range map[string]int32{"a": 10, "b": 1, "c": 1, "d": 1} {
+		for name, threshold := range map[string]int32{"a": 1, "b": 3, "c": 3, "d": 3} {
 			pod, err := c.CoreV1().Pods("ns").Get(context.Background(), name, metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := pod.Spec.Containers[0].LivenessProbe.TimeoutSeconds; got != timeout {
-				t.Errorf("pod/%s: liveness timeoutSeconds %d, want %d", name, got, timeout)
+			if got := pod.Spec.Containers[0].LivenessProbe.FailureThreshold; got != threshold {
+				t.Errorf("pod/%s: liveness failureThreshold %d, want %d", name, got, threshold)
 			}
 		}
 		want := "error: interrupted\ndone (1): pod/a\nfailed (0): none\nput back, in flight when interrupted (2): pod/b pod/c\nnot started, left as they are (1): pod/d\n" +
@@ -283,4 +290,97 @@ type proberFunc func(ctx context.Context, pod *v1.Pod, c *v1.Container, probe *v
 
 func (f proberFunc) try(ctx context.Context, pod *v1.Pod, c *v1.Container, probe *v1.Probe) tried {
 	return f(ctx, pod, c, probe)
+}
+
+// The pre-check tries at most precheckWorkers Pods at once, each an exec,
+// port-forward or proxy stream through the API server, however large
+// --max-in-flight is.
+func TestPrecheckConcurrency(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var names []string
+		for i := range 30 {
+			names = append(names, fmt.Sprintf("pod-%02d", i))
+		}
+		c := newCluster(namedPods(names...)...)
+		r, _, _ := newRunner(c, moveReadiness)
+		r.maxInFlight = 500
+		var (
+			mu        sync.Mutex
+			now, most int
+			release   = make(chan struct{})
+		)
+		r.prober = proberFunc(func(context.Context, *v1.Pod, *v1.Container, *v1.Probe) tried {
+			mu.Lock()
+			now++
+			most = max(most, now)
+			mu.Unlock()
+			<-release
+			mu.Lock()
+			now--
+			mu.Unlock()
+			return tried{ok: true, answer: "answered 200 OK"}
+		})
+		errc := make(chan error)
+		go func() { errc <- r.run(context.Background(), &targets{pods: namedPods(names...)}) }()
+		synctest.Wait()
+		mu.Lock()
+		inFlight := now
+		mu.Unlock()
+		close(release)
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+		if inFlight != precheckWorkers || most != precheckWorkers {
+			t.Errorf("%d tries at once, at most %d; want %d", inFlight, most, precheckWorkers)
+		}
+	})
+}
+
+// A run's exit status tells nothing changed (1) from some Pods changed,
+// then the run stopped (2), and from an interrupt (3).
+func TestRunExitStatus(t *testing.T) {
+	failAt := func(name string) func(string, bool) error {
+		return func(n string, dryRun bool) error {
+			if n == name && !dryRun {
+				return apierrors.NewInternalError(errors.New("etcd is gone"))
+			}
+			return nil
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		refuse func(string, bool) error
+		// proof is the error of each proof.
+		proof error
+		want  int
+	}{
+		{name: "every Pod changed", want: 0},
+		{name: "the first Pod's change fails: nothing changed", refuse: failAt("a"), want: 1},
+		{name: "the second Pod's change fails, after the first changed", refuse: failAt("b"), want: 2},
+		{name: "the first Pod's change is stored, then fails its proof", proof: errors.New("the new readiness probe failed"), want: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			names := []string{"a", "b", "c"}
+			c := newCluster(namedPods(names...)...)
+			c.refuse = tc.refuse
+			r, _, _ := newRunner(c, moveReadiness)
+			r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) { return "proven", tc.proof }
+			err := r.run(context.Background(), &targets{pods: namedPods(names...)})
+			if got := exitStatus(err); got != tc.want {
+				t.Errorf("exit status %d (%v), want %d", got, err, tc.want)
+			}
+		})
+	}
+
+	// Interrupted while the first Pod is proven.
+	c := newCluster(namedPods("a", "b")...)
+	r, _, _ := newRunner(c, moveReadiness)
+	ctx, interrupt := context.WithCancel(context.Background())
+	r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
+		interrupt()
+		return "proven", nil
+	}
+	if got := exitStatus(r.run(ctx, &targets{pods: namedPods("a", "b")})); got != 3 {
+		t.Errorf("interrupted: exit status %d, want 3", got)
+	}
 }

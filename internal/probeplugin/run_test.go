@@ -528,3 +528,74 @@ func TestRestoreWithUnreadableTemplate(t *testing.T) {
 		})
 	}
 }
+
+// --undo-on-failure never puts back a liveness probe that would restart the
+// container sooner than the new one: a relaxed probe whose proof failed
+// stays, and the run says why and how to put the old one back anyway. A
+// stricter new probe that fails is undone.
+func TestUndoNeverPutsBackAStricterLiveness(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		old, new int32
+		// want is the failureThreshold after the run.
+		want    int32
+		printed string
+	}{{
+		name: "relaxed from 1 to 6", old: 1, new: 6, want: 6,
+		printed: "pod/web: not undone: its old liveness probe would restart the container sooner than the new one (failureThreshold × periodSeconds 1×10s, timeout 1s; the new one 6×10s, timeout 1s); to put it back anyway: kubectl probe undo pod/web -n ns --run " + testRun + "\n",
+	}, {
+		name: "made stricter, from 6 to 1", old: 6, new: 1, want: 6,
+		printed: "pod/web: undone: its probes are as they were before\n",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := webPod()
+			pod.Spec.Containers[0].LivenessProbe.FailureThreshold = tc.old
+			c := newCluster(pod)
+			r, _, errOut := newRunner(c, setChange{types: []probeType{liveness}, settings: settings{failureThreshold: ptr.To(tc.new)}})
+			r.undoOnFailure = true
+			r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
+				return "", errors.New(`container "app" restarted before its new liveness probe passed`)
+			}
+			if err := r.run(context.Background(), &targets{pods: []*v1.Pod{pod}}); !errors.Is(err, errReported) {
+				t.Errorf("err = %v", err)
+			}
+			got, err := c.CoreV1().Pods("ns").Get(context.Background(), "web", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := got.Spec.Containers[0].LivenessProbe.FailureThreshold; n != tc.want {
+				t.Errorf("failureThreshold %d after the run, want %d\n%s", n, tc.want, errOut)
+			}
+			if !strings.Contains(errOut.String(), tc.printed) {
+				t.Errorf("printed\n%s\nwant %q in it", errOut, tc.printed)
+			}
+		})
+	}
+}
+
+// A pre-check that cannot reach the Pods through the API server refuses
+// none: it says that the new probe was not tried, and why, and the run
+// changes the Pods, each change proven.
+func TestPrecheckUnreachableGoesOn(t *testing.T) {
+	unreachable := tried{notTried: "the API server cannot reach the Pod: dial tcp 10.88.0.5:8080: i/o timeout"}
+	c := newCluster(namedPods("a", "b")...)
+	r, out, errOut := newRunner(c, moveReadiness)
+	r.prober = fakeProber{"a": unreachable, "b": unreachable}
+	var proven []string
+	r.prove = func(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
+		proven = append(proven, stored.Name)
+		return "the kubelet applied generation 2", nil
+	}
+	if err := r.run(context.Background(), &targets{pods: namedPods("a", "b")}); err != nil {
+		t.Fatalf("run: %v\n%s", err, errOut)
+	}
+	if want := "pre-check: the new readiness probe was not tried on 2 Pods: the API server cannot reach the Pod: dial tcp 10.88.0.5:8080: i/o timeout\n"; !strings.Contains(errOut.String(), want) {
+		t.Errorf("printed\n%s\nwant %q in it", errOut, want)
+	}
+	if _, patches := c.sent(); !slices.Equal(patches, []string{"a", "b"}) || !slices.Equal(proven, []string{"a", "b"}) {
+		t.Errorf("patched %v and proved %v, want a and b", patches, proven)
+	}
+	if got := out.String(); got != "pod/a probes set\npod/b probes set\n" {
+		t.Errorf("printed %q", got)
+	}
+}

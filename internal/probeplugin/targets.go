@@ -223,6 +223,12 @@ type targets struct {
 	// workloads names the workloads that the command line named, such as
 	// deployment.apps/web, whose Pods are among pods.
 	workloads []string
+	// limits are the workloads' own limits of Pods out of service at once
+	// (see workloadLimit).
+	limits []limit
+	// replicas is how many Pods the workloads ask for, or, without a
+	// workload, the number of Pods: what --max-in-flight=N% is of.
+	replicas int
 }
 
 type skippedPod struct {
@@ -296,7 +302,14 @@ func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGett
 			return nil, fmt.Errorf("%s has no Pods", name)
 		}
 		t.workloads = append(t.workloads, name)
+		if l := workloadLimit(name, info.Object); l != nil {
+			t.limits = append(t.limits, *l)
+		}
+		t.replicas += replicasOf(info.Object, len(pods))
 		add(pods...)
+	}
+	if len(t.workloads) == 0 {
+		t.replicas = len(t.pods)
 	}
 	if len(t.pods)+len(t.skipped) == 0 {
 		return nil, fmt.Errorf("no Pods in namespace %q match -l %s", namespace, selector)

@@ -111,7 +111,13 @@ func (p *clientProber) try(ctx context.Context, pod *v1.Pod, c *v1.Container, pr
 		result = p.tryExec(ctx, pod, c, h.Exec)
 	}
 	if !result.ok && result.notTried == "" && ctx.Err() != nil {
-		result.answer = fmt.Sprintf("no answer within %s (timeoutSeconds, and %s for the way through the API server)", timeout, slack)
+		within := fmt.Sprintf("within %s (timeoutSeconds, and %s for the way through the API server)", timeout, slack)
+		if probe.HTTPGet != nil {
+			// The API server may still be dialing a Pod IP that its
+			// network does not reach: no answer is not a wrong one.
+			return tried{notTried: "no answer through the API server's Pod proxy " + within + ": the container did not answer in time, or the API server cannot reach the Pod"}
+		}
+		result.answer = "no answer " + within
 	}
 	return result
 }
@@ -163,7 +169,7 @@ func (p *clientProber) tryHTTP(ctx context.Context, pod *v1.Pod, c *v1.Container
 		case s.Reason == metav1.StatusReasonForbidden:
 			return tried{notTried: s.Message, forbidden: true}
 		case strings.HasPrefix(s.Message, "error trying to reach service: "):
-			return tried{answer: connectionError(strings.TrimPrefix(s.Message, "error trying to reach service: "))}
+			return proxyError(strings.TrimPrefix(s.Message, "error trying to reach service: "))
 		case s.Reason == metav1.StatusReasonBadRequest:
 			return tried{notTried: "the API server does not proxy to the Pod: " + s.Message}
 		}
@@ -178,6 +184,20 @@ func apiStatus(body []byte) *metav1.Status {
 		return nil
 	}
 	return &s
+}
+
+// proxyError is what the API server's error connecting to the Pod says of
+// the probe. A connection refused is the Pod's answer: its IP was reached,
+// and nothing listens on the port. Any other error of the dial says that
+// the API server cannot reach the Pod, as on a control plane apart from
+// the Pods' network or behind a NetworkPolicy that drops it: the probe was
+// not tried, and the proof after the change judges it. An error after the
+// connection was made is the Pod's answer.
+func proxyError(message string) tried {
+	if strings.Contains(message, "dial") && !strings.Contains(message, "connection refused") {
+		return tried{notTried: "the API server cannot reach the Pod: " + message}
+	}
+	return tried{answer: connectionError(message)}
 }
 
 // connectionError shortens the error of a connection that failed to its

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	v1 "k8s.io/api/core/v1"
@@ -104,6 +106,30 @@ func TestTryHTTP(t *testing.T) {
 		wantRequest: "/api/v1/namespaces/ns/pods/web:8081/proxy/healthz",
 		want:        tried{answer: "connection refused"},
 	}, {
+		// The API server's proxy dials the Pod's IP from the control
+		// plane's network, which may not reach it: the error is the
+		// one a dial that gets no answer gives.
+		name:    "the API server cannot reach the Pod's IP",
+		pod:     runningPod(),
+		probe:   probe("/healthz", intstr.FromInt32(8080)),
+		allowed: true,
+		proxy: func(w http.ResponseWriter, _, _ string) {
+			_, err := (&net.Dialer{Timeout: time.Nanosecond}).Dial("tcp", "10.88.0.5:8080")
+			status(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, "error trying to reach service: "+err.Error())
+		},
+		wantRequest: "/api/v1/namespaces/ns/pods/web:8080/proxy/healthz",
+		want:        tried{notTried: "the API server cannot reach the Pod: dial tcp 10.88.0.5:8080: i/o timeout"},
+	}, {
+		name:    "the API server cannot reach the node, through its network proxy",
+		pod:     runningPod(),
+		probe:   probe("/healthz", intstr.FromInt32(8080)),
+		allowed: true,
+		proxy: func(w http.ResponseWriter, _, _ string) {
+			status(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, "error trying to reach service: dial tcp 10.88.0.5:8080: connect: no route to host")
+		},
+		wantRequest: "/api/v1/namespaces/ns/pods/web:8080/proxy/healthz",
+		want:        tried{notTried: "the API server cannot reach the Pod: dial tcp 10.88.0.5:8080: connect: no route to host"},
+	}, {
 		name:    "the app itself answers 503",
 		pod:     runningPod(),
 		probe:   probe("/healthz", intstr.FromInt32(8080)),
@@ -178,5 +204,29 @@ func TestAccessAskedOnce(t *testing.T) {
 	}
 	if s.reviews != 1 {
 		t.Errorf("asked %d times, want once", s.reviews)
+	}
+}
+
+// A GET through the Pod proxy that gets no answer within the probe's
+// timeout is not tried: the container may be slow, or the API server may
+// not reach the Pod's IP, whose dial it is still waiting for; the proof
+// after the change judges. (The context's deadline stands for the
+// timeout.)
+func TestTryHTTPNoAnswer(t *testing.T) {
+	release := make(chan struct{})
+	s := &apiServer{allowed: true, proxy: func(http.ResponseWriter, string, string) { <-release }}
+	server := httptest.NewServer(s)
+	defer server.Close()
+	defer close(release)
+	config := &rest.Config{Host: server.URL}
+	client := kubernetes.NewForConfigOrDie(config)
+	p := &clientProber{client: client, config: config, access: newAccess(client)}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	probe := &v1.Probe{ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(8080)}}, TimeoutSeconds: 1}
+	got := p.try(ctx, runningPod(), &runningPod().Spec.Containers[0], probe)
+	want := tried{notTried: "no answer through the API server's Pod proxy within 2s (timeoutSeconds, and 1s for the way through the API server): the container did not answer in time, or the API server cannot reach the Pod"}
+	if got != want {
+		t.Errorf("try = %+v, want %+v", got, want)
 	}
 }

@@ -547,24 +547,33 @@ func TestPlugin(t *testing.T) {
 			t.Errorf("the liveness change was not proven:\n%s", r)
 		}
 		// A liveness probe that fails stops the command at the first
-		// Pod, at its first Unhealthy event, and --undo-on-failure puts
-		// the old probe back before the kubelet would restart the
-		// container.
+		// Pod once its failures in a row reach its failureThreshold, and
+		// --undo-on-failure puts the old probe back: it would not restart
+		// the container sooner than the new one, whose threshold is the
+		// same, 1.
 		livenessPath := func(name string) string {
 			return c.pod(t, "wait", name).Spec.Containers[0].LivenessProbe.HTTPGet.Path
 		}
 		start = time.Now()
 		failProbe(t, c, kc, []string{
-			"error: pod/b: changed, but the new liveness probe of container \"app\" failed, ",
-			"ago: Liveness probe failed: HTTP probe failed with statuscode: 404; the kubelet restarts the container after 3 failures in a row\n",
+			"error: pod/b: changed, but the new liveness probe of container \"app\" reached its failureThreshold, 1 failure in a row: the kubelet restarts the container; its last Unhealthy event, ",
+			"ago: Liveness probe failed: HTTP probe failed with statuscode: 404\n",
 			"pod/b: undone: its probes are as they were before",
 			"done (0): none", "failed (1): pod/b", "not started, left as they are (1): pod/c",
-		}, "set", "-n", "wait", "b", "c", "--liveness", "--get-url=http://:8080/missing", "--period-seconds=1", "--failure-threshold=3", "--skip-check", "--undo-on-failure")
+		}, "set", "-n", "wait", "b", "c", "--liveness", "--get-url=http://:8080/missing", "--period-seconds=1", "--failure-threshold=1", "--skip-check", "--undo-on-failure")
 		if elapsed := time.Since(start); elapsed > 10*time.Second {
 			t.Errorf("the command took %s to stop at the first failure", elapsed)
 		}
 		if livenessPath("b") != "/healthz" || livenessPath("c") != "/healthz" {
 			t.Errorf("liveness paths after --undo-on-failure: b %s, c %s; want /healthz", livenessPath("b"), livenessPath("c"))
+		}
+
+		// A liveness probe relaxed to failureThreshold 6 is judged by it:
+		// its three failures in a row are reported, and the proof passes
+		// at the end of its window, 6 × (1s + 1s) and the margin.
+		r = mustProbe(t, c, kc, "set", "-n", "wait", "c", "--liveness", "--get-url=http://:8080/missing", "--period-seconds=1", "--failure-threshold=6", "--skip-check")
+		if !strings.Contains(r.stderr, "pod/c: the kubelet applied generation 2; the new liveness probe passed: no restart through the probe's failure window (17s); it failed 3 times, at most 3 in a row, below its failureThreshold of 6\n") {
+			t.Errorf("the relaxed liveness probe was not proven, or its failures not reported:\n%s", r)
 		}
 
 		// A Pod whose kubelet does not report the change.

@@ -1,0 +1,191 @@
+package probeplugin
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+)
+
+// limit is how many Pods a run changes at once, its largest batch, and why.
+// A change can make a Pod not Ready (a readiness probe that fails through
+// its window, a liveness probe that restarts the container), so by default
+// a run takes no more Pods at once than the workload lets a rollout take
+// out of service, nor than a PodDisruptionBudget that selects them allows.
+type limit struct {
+	n   int
+	why string
+}
+
+// String is the limit and why: "3: maxUnavailable 25% of ...", or "" for
+// none.
+func (l limit) String() string {
+	if l.n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d: %s", l.n, l.why)
+}
+
+// workloadLimit returns the number of its Pods that a workload's rollout
+// takes out of service at once, computed as its controller does, or nil
+// for a kind that has none (a ReplicaSet, a Job, a Deployment that
+// recreates its Pods). name names it: deployment.apps/web.
+func workloadLimit(name string, obj runtime.Object) *limit {
+	var (
+		maxUnavailable intstr.IntOrString
+		of             int
+		unit           = "replicas"
+		roundUp        bool
+	)
+	switch w := obj.(type) {
+	case *appsv1.Deployment:
+		if w.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
+			return nil
+		}
+		maxUnavailable, of = intstr.FromString("25%"), int(ptr.Deref(w.Spec.Replicas, 1))
+		if ru := w.Spec.Strategy.RollingUpdate; ru != nil && ru.MaxUnavailable != nil {
+			maxUnavailable = *ru.MaxUnavailable
+		}
+	case *appsv1.StatefulSet:
+		maxUnavailable, of, roundUp = intstr.FromInt32(1), int(ptr.Deref(w.Spec.Replicas, 1)), true
+		if ru := w.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.MaxUnavailable != nil {
+			maxUnavailable = *ru.MaxUnavailable
+		}
+	case *appsv1.DaemonSet:
+		maxUnavailable, of, unit, roundUp = intstr.FromInt32(1), int(w.Status.DesiredNumberScheduled), "Pods", true
+		if ru := w.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.MaxUnavailable != nil {
+			maxUnavailable = *ru.MaxUnavailable
+		}
+	default:
+		return nil
+	}
+	n, err := intstr.GetScaledValueFromIntOrPercent(&maxUnavailable, of, roundUp)
+	if err != nil {
+		return nil
+	}
+	// A rollout that surges only still changes one Pod at a time.
+	return &limit{n: max(n, 1), why: fmt.Sprintf("maxUnavailable %s of %s's %d %s", maxUnavailable.String(), name, of, unit)}
+}
+
+// replicasOf returns how many Pods a workload asks for, or pods, the Pods
+// it has, for a kind that does not say.
+func replicasOf(obj runtime.Object, pods int) int {
+	switch w := obj.(type) {
+	case *appsv1.Deployment:
+		return int(ptr.Deref(w.Spec.Replicas, 1))
+	case *appsv1.StatefulSet:
+		return int(ptr.Deref(w.Spec.Replicas, 1))
+	case *appsv1.ReplicaSet:
+		return int(ptr.Deref(w.Spec.Replicas, 1))
+	case *appsv1.DaemonSet:
+		return int(w.Status.DesiredNumberScheduled)
+	}
+	return pods
+}
+
+// disruptionLimit returns how many of the Pods that a PodDisruptionBudget
+// expects may be unavailable at once, computed as the disruption
+// controller does; selected, the run's Pods that it selects, stand in for
+// the expected Pods before its status says.
+func disruptionLimit(pdb *policyv1.PodDisruptionBudget, selected int) limit {
+	expected := int(pdb.Status.ExpectedPods)
+	if expected == 0 {
+		expected = selected
+	}
+	name := "poddisruptionbudget.policy/" + pdb.Name
+	var (
+		n   int
+		why string
+		err error
+	)
+	switch {
+	case pdb.Spec.MaxUnavailable != nil:
+		n, err = intstr.GetScaledValueFromIntOrPercent(pdb.Spec.MaxUnavailable, expected, true)
+		why = fmt.Sprintf("%s: maxUnavailable %s of %d Pods", name, pdb.Spec.MaxUnavailable.String(), expected)
+	case pdb.Spec.MinAvailable != nil:
+		var least int
+		least, err = intstr.GetScaledValueFromIntOrPercent(pdb.Spec.MinAvailable, expected, true)
+		n, why = expected-least, fmt.Sprintf("%s: minAvailable %s of %d Pods", name, pdb.Spec.MinAvailable.String(), expected)
+	}
+	if err != nil || why == "" {
+		// A budget that sets neither field allows every disruption.
+		return limit{}
+	}
+	// A budget that allows none still lets one Pod change at a time: a
+	// probe change does not evict it.
+	return limit{n: max(n, 1), why: why}
+}
+
+// disruptionLimits returns the limits of the PodDisruptionBudgets of the
+// namespace that select any of the Pods.
+func disruptionLimits(ctx context.Context, client kubernetes.Interface, namespace string, pods []*v1.Pod) ([]limit, error) {
+	list, err := client.PolicyV1().PodDisruptionBudgets(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var limits []limit
+	for i := range list.Items {
+		pdb := &list.Items[i]
+		selector, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		if err != nil {
+			continue
+		}
+		selected := 0
+		for _, pod := range pods {
+			if selector.Matches(labels.Set(pod.Labels)) {
+				selected++
+			}
+		}
+		if selected > 0 {
+			if l := disruptionLimit(pdb, selected); l.n > 0 {
+				limits = append(limits, l)
+			}
+		}
+	}
+	return limits, nil
+}
+
+// chooseMaxInFlight returns the run's limit: --max-in-flight as a number,
+// or a percentage of replicas, rounded down and at least 1; without it, the
+// smallest of limits, or defaultMaxInFlight when there is none.
+func chooseMaxInFlight(flag string, replicas int, limits []limit) (limit, error) {
+	bad := fmt.Errorf("--max-in-flight=%s: give a number of Pods, at least 1, or a percentage of the replicas, such as 25%%", flag)
+	switch {
+	case flag == "":
+		var chosen limit
+		for _, l := range limits {
+			if l.n > 0 && (chosen.n == 0 || l.n < chosen.n) {
+				chosen = l
+			}
+		}
+		if chosen.n == 0 {
+			return limit{n: defaultMaxInFlight, why: "the default, as neither the workload nor a PodDisruptionBudget sets a limit"}, nil
+		}
+		return chosen, nil
+	case strings.HasSuffix(flag, "%"):
+		if p, err := strconv.Atoi(strings.TrimSuffix(flag, "%")); err != nil || p < 1 {
+			return limit{}, bad
+		}
+		percent := intstr.FromString(flag)
+		n, err := intstr.GetScaledValueFromIntOrPercent(&percent, replicas, false)
+		if err != nil {
+			return limit{}, bad
+		}
+		return limit{n: max(n, 1), why: fmt.Sprintf("--max-in-flight=%s of %d replicas", flag, replicas)}, nil
+	}
+	n, err := strconv.Atoi(flag)
+	if err != nil || n < 1 {
+		return limit{}, bad
+	}
+	return limit{n: n, why: "--max-in-flight=" + flag}, nil
+}

@@ -1,0 +1,187 @@
+package probeplugin
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/ptr"
+)
+
+// A workload's own limit of Pods unavailable at once, as its controller
+// computes it for a rollout.
+func TestWorkloadLimit(t *testing.T) {
+	percent := func(s string) *intstr.IntOrString { return ptr.To(intstr.FromString(s)) }
+	for _, tc := range []struct {
+		name string
+		obj  runtime.Object
+		// want is the limit and why; "" for none.
+		want string
+	}{{
+		name: "a Deployment's maxUnavailable of 25%, rounded down",
+		obj: &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](12), Strategy: appsv1.DeploymentStrategy{
+			Type: appsv1.RollingUpdateDeploymentStrategyType, RollingUpdate: &appsv1.RollingUpdateDeployment{MaxUnavailable: percent("25%")}}}},
+		want: "3: maxUnavailable 25% of deployment.apps/web's 12 replicas",
+	}, {
+		name: "a Deployment's default, of 2 replicas: at least one",
+		obj:  &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](2)}},
+		want: "1: maxUnavailable 25% of deployment.apps/web's 2 replicas",
+	}, {
+		name: "a Deployment that recreates its Pods says nothing",
+		obj:  &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](5), Strategy: appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}}},
+	}, {
+		name: "a StatefulSet: one at a time",
+		obj:  &appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](5)}},
+		want: "1: maxUnavailable 1 of statefulset.apps/web's 5 replicas",
+	}, {
+		name: "a StatefulSet's maxUnavailable, rounded up",
+		obj: &appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](10), UpdateStrategy: appsv1.StatefulSetUpdateStrategy{
+			Type: appsv1.RollingUpdateStatefulSetStrategyType, RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{MaxUnavailable: percent("25%")}}}},
+		want: "3: maxUnavailable 25% of statefulset.apps/web's 10 replicas",
+	}, {
+		name: "a DaemonSet's maxUnavailable, of the Pods it schedules",
+		obj: &appsv1.DaemonSet{
+			Spec: appsv1.DaemonSetSpec{UpdateStrategy: appsv1.DaemonSetUpdateStrategy{
+				Type: appsv1.RollingUpdateDaemonSetStrategyType, RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: percent("10%")}}},
+			Status: appsv1.DaemonSetStatus{DesiredNumberScheduled: 30},
+		},
+		want: "3: maxUnavailable 10% of daemonset.apps/web's 30 Pods",
+	}, {
+		name: "a ReplicaSet says nothing",
+		obj:  &appsv1.ReplicaSet{Spec: appsv1.ReplicaSetSpec{Replicas: ptr.To[int32](4)}},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			kind := strings.ToLower(strings.TrimPrefix(fmt.Sprintf("%T", tc.obj), "*v1."))
+			l := workloadLimit(kind+".apps/web", tc.obj)
+			got := ""
+			if l != nil {
+				got = l.String()
+			}
+			if got != tc.want {
+				t.Errorf("limit %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// A PodDisruptionBudget's limit: how many of the Pods it expects may be
+// unavailable at once.
+func TestDisruptionLimit(t *testing.T) {
+	pdb := func(spec policyv1.PodDisruptionBudgetSpec, expected int32) *policyv1.PodDisruptionBudget {
+		return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: spec, Status: policyv1.PodDisruptionBudgetStatus{ExpectedPods: expected}}
+	}
+	for _, tc := range []struct {
+		name string
+		pdb  *policyv1.PodDisruptionBudget
+		want string
+	}{{
+		name: "minAvailable",
+		pdb:  pdb(policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(10))}, 12),
+		want: "2: poddisruptionbudget.policy/web: minAvailable 10 of 12 Pods",
+	}, {
+		name: "minAvailable as a percentage, rounded up",
+		pdb:  pdb(policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromString("90%"))}, 12),
+		want: "1: poddisruptionbudget.policy/web: minAvailable 90% of 12 Pods",
+	}, {
+		name: "maxUnavailable as a percentage, rounded up",
+		pdb:  pdb(policyv1.PodDisruptionBudgetSpec{MaxUnavailable: ptr.To(intstr.FromString("50%"))}, 3),
+		want: "2: poddisruptionbudget.policy/web: maxUnavailable 50% of 3 Pods",
+	}, {
+		name: "no expected Pods in its status yet: the Pods it selects",
+		pdb:  pdb(policyv1.PodDisruptionBudgetSpec{MaxUnavailable: ptr.To(intstr.FromInt32(1))}, 0),
+		want: "1: poddisruptionbudget.policy/web: maxUnavailable 1 of 4 Pods",
+	}, {
+		name: "neither: every disruption allowed, no limit",
+		pdb:  pdb(policyv1.PodDisruptionBudgetSpec{}, 12),
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := disruptionLimit(tc.pdb, 4).String(); got != tc.want {
+				t.Errorf("limit %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// --max-in-flight is a number, a percentage of the workload's replicas, or,
+// by default, the smallest limit of the workload and the
+// PodDisruptionBudgets that select its Pods.
+func TestChooseMaxInFlight(t *testing.T) {
+	deployment := limit{n: 3, why: "maxUnavailable 25% of deployment.apps/web's 12 replicas"}
+	budget := limit{n: 2, why: "poddisruptionbudget.policy/web: minAvailable 10 of 12 Pods"}
+	for _, tc := range []struct {
+		name     string
+		flag     string
+		replicas int
+		limits   []limit
+		want     string
+	}{
+		{"the workload's", "", 12, []limit{deployment}, "3: maxUnavailable 25% of deployment.apps/web's 12 replicas"},
+		{"the smallest", "", 12, []limit{deployment, budget}, "2: poddisruptionbudget.policy/web: minAvailable 10 of 12 Pods"},
+		{"none: the default", "", 40, nil, "10: the default, as neither the workload nor a PodDisruptionBudget sets a limit"},
+		{"a number", "5", 12, []limit{budget}, "5: --max-in-flight=5"},
+		{"a percentage, rounded down", "25%", 14, []limit{budget}, "3: --max-in-flight=25% of 14 replicas"},
+		{"a small percentage: at least one", "1%", 12, nil, "1: --max-in-flight=1% of 12 replicas"},
+		{"zero", "0", 12, nil, "--max-in-flight=0: give a number of Pods, at least 1, or a percentage of the replicas, such as 25%"},
+		{"not a number", "many", 12, nil, "--max-in-flight=many: give a number of Pods, at least 1, or a percentage of the replicas, such as 25%"},
+		{"zero percent", "0%", 12, nil, "--max-in-flight=0%: give a number of Pods, at least 1, or a percentage of the replicas, such as 25%"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := chooseMaxInFlight(tc.flag, tc.replicas, tc.limits)
+			got := l.String()
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// The limits of the PodDisruptionBudgets that select any of the run's Pods.
+func TestDisruptionLimits(t *testing.T) {
+	pods := namedPods("a", "b")
+	for _, p := range pods {
+		p.Labels = map[string]string{"app": "web"}
+	}
+	budget := func(name, app string, maxUnavailable int32) *policyv1.PodDisruptionBudget {
+		return &policyv1.PodDisruptionBudget{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"},
+			Spec: policyv1.PodDisruptionBudgetSpec{
+				Selector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}},
+				MaxUnavailable: ptr.To(intstr.FromInt32(maxUnavailable)),
+			},
+			Status: policyv1.PodDisruptionBudgetStatus{ExpectedPods: 12},
+		}
+	}
+	client := fake.NewClientset(budget("web", "web", 2), budget("db", "db", 1))
+	limits, err := disruptionLimits(context.Background(), client, "ns", pods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(limits) != 1 || limits[0].String() != "2: poddisruptionbudget.policy/web: maxUnavailable 2 of 12 Pods" {
+		t.Errorf("limits %v, want web's only", limits)
+	}
+}
+
+// The run says its limit before the first change.
+func TestReportBatches(t *testing.T) {
+	for l, want := range map[limit]string{
+		{n: 3, why: "maxUnavailable 25% of deployment.apps/web's 12 replicas"}: "batches: the first Pod alone, then up to 3 at a time: maxUnavailable 25% of deployment.apps/web's 12 replicas\n",
+		{n: 1, why: "maxUnavailable 1 of statefulset.apps/db's 3 replicas"}:    "batches: one Pod at a time: maxUnavailable 1 of statefulset.apps/db's 3 replicas\n",
+	} {
+		var errOut bytes.Buffer
+		(&reporter{errOut: &errOut}).batches(l)
+		if errOut.String() != want {
+			t.Errorf("printed %q, want %q", errOut.String(), want)
+		}
+	}
+}
