@@ -19,7 +19,8 @@ help: ## Show the targets and the settings.
 #: BASE             the upstream base, a folder of releases/ (default 1.37; 1.38 for release-1.38; master for a pull request to master)
 #: WHAT             what to run: make test, test-integration: packages (./pkg/...); make build: commands (cmd/...);
 #:                  make verify: checks (gofmt, hygiene, ...: hack/verify-*.sh); make update-generated: steps;
-#:                  make test-upstream-e2e: configurations (on off base); make test-docs: another copy of the guide
+#:                  make test-upstream-e2e: configurations (on off base); make test-docs: another copy of the guide;
+#:                  make measure-node: sync measures a kubelet that applies probe changes in SyncPod (KEP.md)
 #: KUBE_TIMEOUT     go test's -timeout in make test, test-series, test-integration and test-e2e (default 30m, integration 60m)
 #: KUBE_TEST_ARGS   more go test arguments (-run TestX, -v) in the make test-* targets and make measure-node; -fuzztime in make test-fuzz
 #: FOCUS            make test-upstream-e2e: the specs to run (a Ginkgo focus regexp)
@@ -65,7 +66,7 @@ test-upstream-e2e: ## Run upstream's probe, sidecar and readiness e2e specs and 
 	@WHAT="$(WHAT)" hack/test-upstream-e2e.sh
 
 measure-node: ## Measure on the real node how fast probe changes take effect (docs/performance.md).
-	@hack/test-node.sh measure
+	@WHAT="$(WHAT)" hack/test-node.sh measure
 
 test-series: ## Check that the series bisects: each commit of _output/kubernetes passes go vet and go test of the packages it changes.
 	@hack/test-series.sh

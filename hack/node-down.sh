@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Stops the single-node cluster that hack/node-up.sh started, and checks that
-# it left nothing behind: no process of its namespaces, no kubepods cgroup,
-# and the host's mounts, network devices, cgroups and sysctls as they were
-# before it started. Safe to run when nothing is running, and after a failed
-# start. Exits non-zero if anything is left.
+# it left nothing behind: no process of its namespaces, nothing under its
+# cgroup root (NODE_CGROUP_ROOT), no mount or network device of its own on
+# the host, and the host's sysctls as they were before it started. It touches
+# only what the node created: another kubelet's Pods (kubepods), mounts and
+# devices are left alone. Safe to run when nothing is running, and after a
+# failed start. Exits non-zero if anything is left.
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
@@ -19,14 +21,10 @@ pids_in_namespace() {
   return 0
 }
 
-# kubepods_cgroups prints the kubelet's Pod cgroups, in every hierarchy.
-kubepods_cgroups() {
-  find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d -name kubepods 2>/dev/null
-}
-
-pids_in_kubepods() {
+# pids_in_cgroups prints the processes under the node's cgroup root.
+pids_in_cgroups() {
   local dir
-  for dir in $(kubepods_cgroups); do
+  for dir in $(kep::node::cgroups); do
     find "${dir}" -name cgroup.procs -exec cat {} + 2>/dev/null
   done
 }
@@ -73,18 +71,19 @@ main() {
     wait_gone "processes in ${ns}" pids_in_namespace "${ns}" || failed=1
     rm -f "${NODE_DIR}/pidns"
   fi
-  # A container that escaped the namespace would still be in a Pod cgroup.
+  # A container that escaped the namespace would still be in a Pod cgroup,
+  # under the node's cgroup root.
   local pid
-  for pid in $(pids_in_kubepods); do
+  for pid in $(pids_in_cgroups); do
     kill -KILL "${pid}" 2>/dev/null || true
   done
-  wait_gone "processes in kubepods cgroups" pids_in_kubepods || failed=1
+  wait_gone "processes under the cgroup root ${NODE_CGROUP_ROOT}" pids_in_cgroups || failed=1
   local dir
-  for dir in $(kubepods_cgroups); do
+  for dir in $(kep::node::cgroups); do
     find "${dir}" -depth -type d -exec rmdir {} + 2>/dev/null || true
   done
-  [[ -z "$(kubepods_cgroups)" ]] || {
-    echo "left behind: cgroups $(kubepods_cgroups | tr '\n' ' ')"
+  [[ -z "$(kep::node::cgroups)" ]] || {
+    echo "left behind: cgroups $(kep::node::cgroups | tr '\n' ' ')"
     failed=1
   }
 

@@ -15,6 +15,8 @@
 #   --apiserver-args=FLAGS    more kube-apiserver flags, split at spaces
 #   --base                    the unpatched base release (built from
 #                             _output/base), which has no such gate
+#   --kubelet=PATH            run the kubelet binary PATH instead of the
+#                             tree's (make measure-node WHAT=sync: a variant)
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
@@ -22,11 +24,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 CERTS="${NODE_STATE}/certs"
 CONF="${NODE_STATE}/conf"
 
-build=1 NODE_BASE=0 NODE_KUBELET_GATE=true NODE_APISERVER_GATE=true NODE_APISERVER2_GATE="" NODE_APISERVER_ARGS=()
+build=1 NODE_BASE=0 NODE_KUBELET="" NODE_KUBELET_GATE=true NODE_APISERVER_GATE=true NODE_APISERVER2_GATE="" NODE_APISERVER_ARGS=()
 for arg in "$@"; do
   case "${arg}" in
     --no-build) build=0 ;;
     --base) NODE_BASE=1 ;;
+    --kubelet=*) NODE_KUBELET=$(realpath "${arg#*=}") ;;
     --kubelet-gate=true | --kubelet-gate=false) NODE_KUBELET_GATE=${arg#*=} ;;
     --apiserver-gate=true | --apiserver-gate=false) NODE_APISERVER_GATE=${arg#*=} ;;
     --apiserver2-gate=true | --apiserver2-gate=false) NODE_APISERVER2_GATE=${arg#*=} ;;
@@ -57,7 +60,7 @@ write_configs() {
   mkdir -p "${CONF}/cni" "${NODE_STATE}/logs" "${NODE_STATIC_PODS}"
   # The node's options, for its init and hack/node-restart-kubelet.sh.
   {
-    declare -p NODE_BASE NODE_KUBELET_GATE NODE_APISERVER_GATE NODE_APISERVER2_GATE NODE_APISERVER_ARGS NODE_KUBE_BIN
+    declare -p NODE_BASE NODE_KUBELET NODE_KUBELET_GATE NODE_APISERVER_GATE NODE_APISERVER2_GATE NODE_APISERVER_ARGS NODE_KUBE_BIN
   } | sed -E 's/^declare -(-|([a-z]+)) /declare -g\2 /' >"${NODE_ENV}"
   kep::control_plane::write_kubeconfig "${CONF}/admin.kubeconfig" "https://${NODE_IP}:6443" "${CERTS}"
   kep::control_plane::write_kubeconfig "${NODE_KUBECONFIG}" "https://127.0.0.1:${NODE_API_PORT}" "${CERTS}"
@@ -117,9 +120,11 @@ apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 ${gates}
 containerRuntimeEndpoint: unix:///run/containerd/containerd.sock
-# This machine has cgroup v1.
+# This machine has cgroup v1. The node's Pods live under a cgroup root of
+# their own, apart from any other kubelet's on the host.
 failCgroupV1: false
 cgroupDriver: cgroupfs
+cgroupRoot: /${NODE_CGROUP_ROOT}
 failSwapOn: false
 address: ${NODE_IP}
 readOnlyPort: 0
@@ -176,6 +181,7 @@ main() {
   write_configs
   kep::node::host_snapshot >"${NODE_DIR}/host.before"
   trap teardown_on_failure EXIT
+  kep::node::make_cgroups
 
   kep::log::status "starting the node in its own namespaces"
   setsid unshare --mount --net --pid --fork --mount-proc --propagation private --kill-child=SIGKILL \

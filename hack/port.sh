@@ -47,11 +47,13 @@ scratch=$(mktemp -d "${OUTPUT}/port.XXXXXX")
 trap 'rm -rf "${scratch}"' EXIT
 
 # record writes what make verify compares: the origin series the series is
-# ported from, and how the two differ.
+# ported from, how the two differ, and a port's pull requests, which are
+# master's (hack/internal/port-prs.py).
 record() {
   echo "${new}" >"${RELEASE}/ported-from"
   kep::tree::range_diff "refs/kep/port-new~${#N[@]}" refs/kep/port-new >"${RELEASE}/range-diff"
-  kep::log::status "recorded releases/${BASE}/ported-from and releases/${BASE}/range-diff; review and commit releases/${BASE}/"
+  [[ "${BASE}" == master || ! -f "${RELEASE}/prs.md" ]] || python3 "${ROOT}/hack/internal/port-prs.py" "${ROOT}" "${BASE}"
+  kep::log::status "recorded releases/${BASE}/ported-from, releases/${BASE}/range-diff and the pull requests; review and commit releases/${BASE}/"
 }
 
 # The origin's commits now (N), as last ported (O), on the origin's base,

@@ -15,10 +15,21 @@
 #     the version skew (test/node), which needs a node set up so.
 # KUBE_TEST_ARGS go to the go test of test/node (-run TestX, say); with them,
 # that go test runs after the specs, on its own.
+# Around it all, hack/internal/node-guest.sh checks that the node touches
+# nothing of the host that it did not create.
 #
 #   hack/test-node.sh           make test-node
 #   hack/test-node.sh measure   make measure-node: the measurements of
 #                               docs/performance.md instead, gate on only
+#   WHAT=sync hack/test-node.sh measure
+#                               the same, with a variant of the kubelet
+#                               that applies probe changes when the pod
+#                               worker syncs the Pod (SyncPod), not when
+#                               the kubelet receives the update: the other
+#                               design in KEP.md's amendment. The variant is
+#                               test/node/testdata/kubelet-apply-in-sync.patch
+#                               on the tree, built aside (hack/build.sh
+#                               --patch); the tree is left as it is.
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
@@ -32,8 +43,22 @@ case "${1:-}" in
   *) kep::log::error_exit "usage: hack/test-node.sh [measure]" ;;
 esac
 read -ra test_args <<<"${KUBE_TEST_ARGS:-}"
+kubelet=() kubelet_bin="${BIN}/kubelet"
+case "${WHAT:-}" in
+  "") ;;
+  sync)
+    ((measure)) || kep::log::error_exit "WHAT=sync is for make measure-node"
+    kubelet_bin="${NODE_DIR}/variant-bin/kubelet"
+    kubelet=(--kubelet="${kubelet_bin}")
+    ;;
+  *) kep::log::error_exit "make measure-node: WHAT is sync or nothing, not ${WHAT}" ;;
+esac
 kep::tree::ensure_checkout
 kep::node::build
+if ((${#kubelet[@]})); then
+  WHAT=cmd/kubelet "${ROOT}/hack/build.sh" --patch="${ROOT}/test/node/testdata/kubelet-apply-in-sync.patch" \
+    --out="${NODE_DIR}/variant-bin"
+fi
 (cd "${ROOT}" && go test -c -tags node -o /dev/null ./test/node)
 if ((measure == 0)); then
   kep::e2e::build
@@ -57,7 +82,7 @@ project_tests() {
   (
     cd "${ROOT}"
     HARNESS_BIN="${BIN}" HARNESS_NODE_KUBECONFIG="${NODE_KUBECONFIG}" HARNESS_NODE_KUBELET_GATE=${gate} \
-      HARNESS_NODE_MEASURE=${measure} \
+      HARNESS_NODE_MEASURE=${measure} HARNESS_NODE_KUBELET="${kubelet_bin}" \
       go test -tags node -count=1 -v -timeout "${timeout}" -run "${run}" "$@" "${test_args[@]}" ./test/node
   ) 2>&1 | tee -a "${REPORT}"
 }
@@ -79,14 +104,15 @@ stop_tree() {
   for child in $(pgrep -P "$1"); do stop_tree "${child}"; done
   kill "$1" 2>/dev/null || true
 }
-trap '[[ -z "${specs}" ]] || stop_tree "${specs}"' EXIT
+# What hack/internal/node-guest.sh planted goes too, on every path.
+trap '[[ -z "${specs}" ]] || stop_tree "${specs}"; "${ROOT}/hack/internal/node-guest.sh" remove' EXIT
 
 # suite GATE starts the node with the kubelet's gate set to GATE, runs what
 # applies, and stops it.
 suite() {
   local gate=$1 rc=0
   kep::log::status "node tests with MutableContainerProbes=${gate} on the kubelet"
-  "${ROOT}/hack/node-up.sh" --no-build --kubelet-gate="${gate}" || return 1
+  "${ROOT}/hack/node-up.sh" --no-build --kubelet-gate="${gate}" "${kubelet[@]}" || return 1
   if ((measure)); then
     project_tests "${gate}" || rc=$?
   elif [[ "${gate}" == true ]]; then
@@ -114,6 +140,7 @@ suite() {
 }
 
 rc=0
+"${ROOT}/hack/internal/node-guest.sh" plant
 suite true || rc=1
 if ((measure == 0)); then
   suite false || rc=1
@@ -121,8 +148,10 @@ if ((measure == 0)); then
   grep -E '^Ran [0-9]+ of' "${E2E_DIR}/feature.log" >&2 || true
 fi
 
+"${ROOT}/hack/internal/node-guest.sh" check || rc=1
+
 if ((measure)); then
-  kep::log::status "latencies measured by the tests:"
+  kep::log::status "latencies measured by the tests${kubelet:+ (the kubelet applies probe changes in SyncPod: WHAT=sync)}:"
   grep -o 'measure: .*' "${REPORT}" | sed 's/^measure: /  /' >&2 || true
 fi
 ((rc == 0)) || kep::log::error_exit "node tests failed; the output is in ${REPORT#"${ROOT}/"} and ${E2E_DIR#"${ROOT}/"}/feature.log, the cluster's logs in ${NODE_STATE#"${ROOT}/"}/logs"

@@ -3,7 +3,8 @@
 #   1. the project's own Go tests and the harness checks;
 #   2. upstream's go test on every package that _output/kubernetes changes on
 #      its base, committed or not (unit packages only; the node e2e suite is
-#      vetted, make test-node runs its specs);
+#      vetted, make test-node runs its specs), and again with -race on those
+#      under pkg/kubelet/prober and pkg/probe;
 #   3. the differential test of ValidatePodUpdate and Pod Security against
 #      the base tree (hack/test-differential.sh);
 #   4. the integration tests of the integration packages the tree changes

@@ -61,8 +61,15 @@ kep::golang::split_packages() {
   done
 }
 
+# The packages that the tests of kep::golang::test_units run again with the
+# race detector when the tree changes them: the prober's and the probes'
+# concurrency, which the series rewrites (upstream's unit job runs every
+# package with KUBE_RACE=-race).
+RACE_PACKAGES='^\./pkg/(kubelet/prober|probe)(/|$)'
+
 # kep::golang::test_units runs, in the tree, go test of every unit package that it
-# changes on its base, and go vet of the node e2e suite if it changes that.
+# changes on its base, then again with -race those of them that RACE_PACKAGES
+# matches, and go vet of the node e2e suite if it changes that.
 # It fails when the tree changes no Go package (kep::tree::touched_packages).
 kep::golang::test_units() {
   local touched
@@ -72,6 +79,14 @@ kep::golang::test_units() {
   if ((${#UNIT_PACKAGES[@]})); then
     kep::log::status "upstream tests of what ${TREE} changes: ${UNIT_PACKAGES[*]}"
     (cd "${KUBE_ROOT}" && go test "${TRIMPATH}" "${GO_TEST_FLAGS[@]}" "${UNIT_PACKAGES[@]}") || return
+    local pkg race=()
+    for pkg in "${UNIT_PACKAGES[@]}"; do
+      [[ ! "${pkg}" =~ ${RACE_PACKAGES} ]] || race+=("${pkg}")
+    done
+    if ((${#race[@]})); then
+      kep::log::status "the same tests with the race detector: ${race[*]}"
+      (cd "${KUBE_ROOT}" && go test "${TRIMPATH}" -race "${GO_TEST_FLAGS[@]}" "${race[@]}") || return
+    fi
   else
     kep::log::status "${TREE} changes no unit package, only: ${touched//$'\n'/ }"
   fi

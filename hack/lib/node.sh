@@ -25,6 +25,9 @@ NODE_INIT_PIDFILE="${NODE_DIR}/init.pid"
 # The host-wide sysctls that the kubelet sets; recorded before it starts
 # (kep::node::host_snapshot) and restored on teardown.
 NODE_SYSCTLS=(vm.overcommit_memory kernel.panic kernel.panic_on_oops)
+# The kubelet's cgroupRoot: the node's Pods live under it, in each cgroup
+# hierarchy, apart from those of any other kubelet on the host (kubepods).
+NODE_CGROUP_ROOT=kep-6318
 
 NODE_NAME=kep-node
 # The host port on 127.0.0.1 where cmd/node-forward exposes the API server.
@@ -45,7 +48,7 @@ NODE_KUBE_TARGETS=(cmd/kube-apiserver cmd/kube-controller-manager cmd/kube-sched
 NODE_ENV="${NODE_STATE}/conf/node.env"
 
 # kep::node::load_options sets the options of the node that hack/node-up.sh
-# started (NODE_BASE, NODE_*_GATE, NODE_APISERVER_ARGS), and NODE_KUBE_BIN,
+# started (NODE_BASE, NODE_KUBELET, NODE_*_GATE, NODE_APISERVER_ARGS), and NODE_KUBE_BIN,
 # where its Kubernetes binaries are: those of the base it was started with,
 # whatever BASE a later command has, and the unpatched base release's, built
 # from _output/base, with --base (make test-upstream-e2e compares the two).
@@ -56,9 +59,11 @@ kep::node::load_options() {
 
 # kep::node::kubelet_command sets KUBELET_COMMAND to the node's kubelet and its flags.
 kep::node::kubelet_command() {
-  local conf="${NODE_STATE}/conf"
+  local conf="${NODE_STATE}/conf" kubelet
   kep::node::load_options
-  KUBELET_COMMAND=("${NODE_KUBE_BIN}/kubelet" --config "${conf}/kubelet.yaml"
+  kubelet=${NODE_KUBE_BIN}/kubelet
+  [[ -z "${NODE_KUBELET}" ]] || kubelet=${NODE_KUBELET}
+  KUBELET_COMMAND=("${kubelet}" --config "${conf}/kubelet.yaml"
     --kubeconfig "${conf}/admin.kubeconfig" --hostname-override "${NODE_NAME}"
     --node-ip "${NODE_IP}" --v 2)
 }
@@ -207,15 +212,44 @@ kep::node::exec() {
   nsenter --target "${pid}" --mount --net --pid -- "$@"
 }
 
-# kep::node::host_snapshot prints what the node must leave as it found it: the host's
-# mount points, network devices, top-level cgroups and the kubelet's sysctls.
+# kep::node::cgroups prints the node's cgroup root in each hierarchy where it exists.
+kep::node::cgroups() {
+  find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d -name "${NODE_CGROUP_ROOT}" 2>/dev/null
+}
+
+# kep::node::make_cgroups creates the node's cgroup root in each cgroup v1
+# hierarchy, as the kubelet's cgroupRoot must exist; a cpuset cgroup gets its
+# parent's CPUs and memory nodes, without which no process can join it.
+kep::node::make_cgroups() {
+  local hierarchy dir file
+  for hierarchy in /sys/fs/cgroup/*/; do
+    [[ ! -L "${hierarchy%/}" ]] || continue
+    dir="${hierarchy}${NODE_CGROUP_ROOT}"
+    mkdir -p "${dir}"
+    for file in cpuset.cpus cpuset.mems; do
+      [[ ! -f "${dir}/${file}" ]] || cat "${hierarchy}${file}" >"${dir}/${file}"
+    done
+  done
+}
+
+# kep::node::mine filters the lines of a host snapshot section down to what
+# the node could have created there: mounts under its directories and the
+# paths that the kubelet and containerd use, and its bridge and the Pods'
+# veth devices. The rest of the host may change while the node runs.
+kep::node::mine() {
+  grep -E "^(${NODE_DIR}|/run/containerd|/run/netns|/var/lib/kubelet|/var/lib/containerd|/var/log/pods)(/|$)|^(${NODE_BRIDGE}|veth[0-9a-f]+)(@|$)" || true
+}
+
+# kep::node::host_snapshot prints what the node must leave as it found it: the
+# host's mount points and network devices that could be the node's
+# (kep::node::mine), its cgroup root, and the kubelet's sysctls.
 kep::node::host_snapshot() {
   echo "# mounts"
-  awk '{print $5}' /proc/self/mountinfo | LC_ALL=C sort
+  awk '{print $5}' /proc/self/mountinfo | kep::node::mine | LC_ALL=C sort
   echo "# network devices"
-  ip -o link show | awk -F': ' '{print $2}' | LC_ALL=C sort
+  ip -o link show | awk -F': ' '{print $2}' | kep::node::mine | LC_ALL=C sort
   echo "# cgroups"
-  find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d 2>/dev/null | LC_ALL=C sort
+  kep::node::cgroups | LC_ALL=C sort
   echo "# sysctls"
   local s
   for s in "${NODE_SYSCTLS[@]}"; do
