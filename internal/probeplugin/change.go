@@ -21,6 +21,9 @@ type change interface {
 // settings are the fields of a probe that kubectl probe set changes; nil
 // fields keep their value.
 type settings struct {
+	// probe, when set, replaces the probe as a whole (--probe-file), and
+	// the other fields are not.
+	probe *v1.Probe
 	// handler replaces the probe's handler; one of the same kind keeps
 	// what its flag cannot say: an httpGet's headers, a gRPC's service.
 	handler *v1.ProbeHandler
@@ -45,6 +48,10 @@ type setChange struct {
 func (s setChange) apply(_ *v1.Pod, c *v1.Container, _ *podTemplate) error {
 	for _, t := range s.types {
 		field := t.of(c)
+		if s.probe != nil {
+			*field = s.probe.DeepCopy()
+			continue
+		}
 		probe := *field
 		if probe == nil {
 			if s.handler == nil {

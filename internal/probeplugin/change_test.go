@@ -71,14 +71,8 @@ func TestSetKeepsHandlerFields(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := applyChange(t, tc.pod, setChange{types: []probeType{liveness}, settings: tc.settings}, nil)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Errorf("err = %v, want %q", err, tc.wantErr)
-				}
+			if expectError(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want, got.Spec.Containers[0].LivenessProbe.ProbeHandler); diff != "" {
 				t.Errorf("handler (-want +got):\n%s", diff)

@@ -42,8 +42,9 @@ var errReported = errors.New("reported")
 // The exit statuses of kubectl probe, as its help says: 0 when it did what
 // was asked, 1 when it failed before it changed a Pod, and:
 const (
-	// exitStopped is a run that stopped at a Pod that failed, after it
-	// changed Pods (that one included, when its change was stored).
+	// exitStopped is a run that stopped, after it changed Pods, at a Pod
+	// that failed (that one included, when its change was stored), or
+	// before a batch that the floor of Ready Pods held back.
 	exitStopped = 2
 	// exitInterrupted is a run that an interrupt ended.
 	exitInterrupted = 3
@@ -80,23 +81,32 @@ The API server must have the MutableContainerProbes feature gate on
 patch, conditioned on the Pod's resourceVersion; the Pods' controllers and
 their templates are not changed.
 
-TARGET is a Pod's name, pod/NAME, or a workload (` + strings.Join(workloadArgs(), ", ") + `),
-which stands for the Pods it controls now; or select Pods with -l SELECTOR
-instead. Pods that are terminating or have finished are skipped.
+TARGET is a Pod's name, pod/NAME, or a workload, which stands for the Pods
+it controls now:
+  ` + strings.Join(workloadArgs(), ", ") + `,
+or any other object that controls Pods through owner references, directly
+or through other controllers, such as rollout.argoproj.io/NAME. Or select
+Pods with -l SELECTOR instead. Pods that are terminating or have finished
+are skipped.
 
 Before it changes any Pod, a command checks every one: the API server
 validates each change without storing it (a server dry run), and a new
 liveness or readiness probe is tried against its Pod. After each change,
 it waits until the Pod's kubelet reports that it applied it, and until each
-new probe has proved itself through its failure window. The first Pod
-changes alone, then batches that double up to --max-in-flight, each once
-every change of the batch before it is proven. Each run keeps on each Pod
-it changes what it replaced, and kubectl probe undo puts it back.
+new probe has proved itself through its failure window (--wait=applied
+proves the first Pod only). The first Pod changes alone, then batches that
+double up to --max-in-flight, each once every change of the batch before it
+is proven, and never more Pods out of readiness at once than the workload
+allows. Each run keeps on each Pod it changes what it replaced, and kubectl
+probe undo puts it back; at its end, it prints the change of the
+workload's Pod template that gives the Pods that replace these the new
+probes too.
 
 Exit status: 0 when every Pod is as asked (or was skipped, as said); 1 when
 the command failed before it changed a Pod, such as a pre-check that refused
-Pods; 2 when a run stopped at a Pod that failed, after it changed Pods; 3
-when an interrupt (SIGINT, SIGTERM) ended a run.`,
+Pods; 2 when a run stopped, after it changed Pods, at a Pod that failed or
+before a batch that would have taken too many Pods out of readiness; 3 when
+an interrupt (SIGINT, SIGTERM) ended a run.`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl probe",
 		},
@@ -107,11 +117,11 @@ when an interrupt (SIGINT, SIGTERM) ended a run.`,
 	configFlags.AddFlags(cmd.PersistentFlags())
 	f := cmdutil.NewFactory(configFlags)
 	cmd.AddCommand(
-		newCmdShow(f, configFlags, streams),
-		newCmdSet(f, configFlags, streams),
-		newCmdDisable(f, configFlags, streams),
-		newCmdRestore(f, configFlags, streams),
-		newCmdUndo(f, configFlags, streams),
+		newCmdShow(f, streams),
+		newCmdSet(f, streams),
+		newCmdDisable(f, streams),
+		newCmdRestore(f, streams),
+		newCmdUndo(f, streams),
 		newCmdVersion(streams, version),
 	)
 	registerCompletions(f, cmd)
@@ -169,54 +179,141 @@ func (t *targetFlags) add(cmd *cobra.Command, containerUsage string) {
 	}
 }
 
-// clients returns a client, the REST configuration and the namespace to
-// work in.
-func clients(f cmdutil.Factory) (kubernetes.Interface, *rest.Config, string, error) {
-	namespace, _, err := f.ToRawKubeConfigLoader().Namespace()
-	if err != nil {
-		return nil, nil, "", err
+// validate checks that args, the TARGETs, or -l choose the Pods.
+func (t *targetFlags) validate(args []string) error {
+	switch {
+	case len(args) > 0 && t.selector != "":
+		return errors.New("name Pods and workloads, or select Pods with -l, not both")
+	case len(args) == 0 && t.selector == "":
+		return fmt.Errorf("name a Pod, a workload (%s, or any other that controls Pods), or select Pods with -l", strings.Join(workloadArgs(), ", "))
 	}
-	config, err := f.ToRESTConfig()
-	if err != nil {
-		return nil, nil, "", err
-	}
-	client, err := kubernetes.NewForConfig(config)
-	return client, config, namespace, err
+	return nil
 }
 
-// changeOptions are what set, disable and restore share.
+// options are a command's options, which it completes, validates and runs
+// as kubectl's commands do.
+type options interface {
+	Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error
+	Validate() error
+	Run(ctx context.Context) error
+}
+
+// runE returns the RunE of a command whose options are o.
+func runE(f cmdutil.Factory, o options) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := o.Complete(f, cmd, args); err != nil {
+			return err
+		}
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		return o.Run(cmd.Context())
+	}
+}
+
+// clients are what a command reads and changes the cluster with, made by
+// the factory from the flags that choose the cluster and the user.
+type clients struct {
+	namespace string
+	getter    genericclioptions.RESTClientGetter
+	client    kubernetes.Interface
+	owners    *owners
+}
+
+func (c *clients) complete(f cmdutil.Factory) error {
+	var err error
+	if c.namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
+		return err
+	}
+	if c.client, err = f.KubernetesClientSet(); err != nil {
+		return err
+	}
+	dynamicClient, err := f.DynamicClient()
+	if err != nil {
+		return err
+	}
+	mapper, err := f.ToRESTMapper()
+	if err != nil {
+		return err
+	}
+	c.owners = newOwners(dynamicClient, mapper)
+	c.getter = f
+	return nil
+}
+
+// contextName is the name of the kubeconfig context that a command uses;
+// "" when there is none.
+func contextName(f cmdutil.Factory, cmd *cobra.Command) string {
+	if c, _ := cmd.Flags().GetString("context"); c != "" {
+		return c
+	}
+	raw, err := f.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return ""
+	}
+	return raw.CurrentContext
+}
+
+// The values of --wait.
+const (
+	waitProven  = "proven"
+	waitApplied = "applied"
+	waitNone    = "none"
+)
+
+// waitModes are the values of --wait, and the former boolean flag's, true
+// and false, as the modes they stand for.
+var waitModes = map[string]string{
+	waitProven: waitProven, waitApplied: waitApplied, waitNone: waitNone,
+	"true": waitProven, "false": waitNone,
+}
+
+// changeOptions are the options of a run: what set, disable, restore and
+// undo share.
 type changeOptions struct {
-	factory     cmdutil.Factory
-	configFlags *genericclioptions.ConfigFlags
 	genericiooptions.IOStreams
+	PrintFlags *genericclioptions.PrintFlags
 	targetFlags
 
 	liveness, readiness, startup bool
 	// maxInFlight is --max-in-flight: a number, a percentage, or "" for
 	// the workload's limit.
 	maxInFlight   string
-	wait          bool
+	wait          string
 	waitTimeout   time.Duration
 	skipCheck     bool
 	undoOnFailure bool
 	yes           bool
 	fieldManager  string
-	output        string
-
-	// operation is what the command did to a Pod, as printed: "probes set".
+	// operation is what the command does to a Pod, as printed: "probes
+	// set".
 	operation string
+	// probes is set for a command that changes the probes that
+	// --liveness, --readiness and --startup choose.
+	probes bool
+
+	// Set by Complete.
+	args  []string
+	types []probeType
+	clients
+	config  *rest.Config
+	context string
+	cmdline *commandLine
+	report  *reporter
 }
 
-func newChangeOptions(f cmdutil.Factory, configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, operation string) *changeOptions {
-	return &changeOptions{factory: f, configFlags: configFlags, IOStreams: streams, operation: operation}
+func newChangeOptions(streams genericiooptions.IOStreams, operation string, probes bool) *changeOptions {
+	return &changeOptions{
+		IOStreams:   streams,
+		PrintFlags:  genericclioptions.NewPrintFlags(operation),
+		wait:        waitProven,
+		waitTimeout: defaultWaitTimeout,
+		operation:   operation,
+		probes:      probes,
+	}
 }
 
-// defaultMaxInFlight is the largest batch when neither --max-in-flight, the
-// workload nor a PodDisruptionBudget says: with it, 20 Pods change in 5
-// failure windows (1, 2, 4, 8 and 5 Pods), 50 Pods in 8.
-const defaultMaxInFlight = 10
-
-// defaultWaitTimeout is how long --wait waits for each Pod by default.
+// defaultWaitTimeout is how long a run waits for each Pod by default.
 const defaultWaitTimeout = 5 * time.Minute
 
 // addFlags adds the flags of set, disable and restore: the run's, and the
@@ -229,71 +326,89 @@ func (o *changeOptions) addFlags(cmd *cobra.Command) {
 	o.addRunFlags(cmd)
 }
 
-// addRunFlags adds the flags of a run: how it checks, changes and proves.
+// addRunFlags adds the flags of a run: how it checks, changes, proves and
+// prints.
 func (o *changeOptions) addRunFlags(cmd *cobra.Command) {
 	cmdutil.AddDryRunFlag(cmd)
-	cmd.Flags().StringVar(&o.maxInFlight, "max-in-flight", "", "The largest batch of Pods that change at a time, a number or a percentage of the workload's replicas (25%): the first Pod changes alone, then batches that double up to this many, each once every change of the batch before it is proven. Without it, the workload's own limit (a Deployment's, StatefulSet's or DaemonSet's maxUnavailable) or that of a PodDisruptionBudget that selects the Pods, the smallest; 10 when none says.")
-	cmd.Flags().BoolVar(&o.wait, "wait", true, "After each change, wait until the Pod's kubelet reports that it applied it, and until each new probe passed (a readiness probe keeps or makes the container Ready, a liveness probe does not restart it, nor fail failureThreshold times in a row, a startup probe starts it) before changing the next Pod.")
-	cmd.Flags().DurationVar(&o.waitTimeout, "wait-timeout", defaultWaitTimeout, "How long --wait waits for each Pod; 0 waits as long as it takes.")
-	cmd.Flags().DurationVar(&o.waitTimeout, "timeout", defaultWaitTimeout, "How long --wait waits for each Pod.")
+	o.PrintFlags.AddFlags(cmd)
+	cmd.Flags().StringVar(&o.maxInFlight, "max-in-flight", "", "The most Pods that change at a time, a number or a percentage of the workload's replicas (25%): the first Pod changes alone, then batches that double up to this many, each once every change of the batch before it is proven; and never more than this many Pods out of readiness at once, counting those that are not Ready already. Without it, the workload's own limit (a Deployment's, StatefulSet's or DaemonSet's maxUnavailable) or that of a PodDisruptionBudget that selects the Pods, the smallest; 10 when none says.")
+	cmd.Flags().StringVar(&o.wait, "wait", o.wait, "After each change, what to wait for before the next batch: proven, the Pod's kubelet reports that it applied the change, and each new probe passed (a readiness probe keeps or makes the container Ready, a liveness probe does not restart it, nor fail failureThreshold times in a row, a startup probe starts it; a crash-looping container is proven from its next start, the kubelet's back-off added to --wait-timeout); applied, the first Pod proven and each Pod after it only until its kubelet applied the change, the fast path of an incident; or none.")
+	cmd.Flags().Lookup("wait").NoOptDefVal = waitProven
+	cmd.Flags().DurationVar(&o.waitTimeout, "wait-timeout", o.waitTimeout, "How long to wait for each Pod, and for Pods to turn Ready when no Pod may change without taking too many out of readiness; 0 waits as long as it takes.")
+	cmd.Flags().DurationVar(&o.waitTimeout, "timeout", o.waitTimeout, "How long to wait for each Pod.")
 	cmdutil.CheckErr(cmd.Flags().MarkDeprecated("timeout", "use --wait-timeout instead"))
 	cmd.Flags().BoolVar(&o.skipCheck, "skip-check", false, "Store a new liveness or readiness probe without trying it against the Pod first.")
 	cmd.Flags().BoolVar(&o.undoOnFailure, "undo-on-failure", false, "When a Pod fails after its change was stored (a new probe fails), put its probes back as they were, unless someone else changed them meanwhile, or the old liveness probe would restart the container sooner than the new one.")
 	cmd.Flags().BoolVarP(&o.yes, "yes", "y", false, "Go on without asking after warnings (removing a readiness probe, or the startup probe of a container that has not started).")
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.fieldManager, "kubectl-probe")
-	cmd.Flags().StringVarP(&o.output, "output", "o", "", "Output format: name, or json or yaml for a List of the result for each Pod.")
 }
 
-// types returns the probe types that the flags choose.
-func (o *changeOptions) types() ([]probeType, error) {
-	var types []probeType
+// Complete completes the options of a run from the factory and the command
+// line; args are its TARGETs.
+func (o *changeOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
+	o.args = args
 	for _, t := range []struct {
 		on bool
 		t  probeType
 	}{{o.liveness, liveness}, {o.readiness, readiness}, {o.startup, startup}} {
 		if t.on {
-			types = append(types, t.t)
+			o.types = append(o.types, t.t)
 		}
 	}
-	if len(types) == 0 {
-		return nil, errors.New("choose the probes with --liveness, --readiness or --startup")
-	}
-	return types, nil
-}
-
-// run makes the change to the Pods that args and the flags name.
-func (o *changeOptions) run(cmd *cobra.Command, args []string, ch change) error {
-	strategy, err := cmdutil.GetDryRunStrategy(cmd)
+	dryRun, err := cmdutil.GetDryRunStrategy(cmd)
 	if err != nil {
 		return err
 	}
-	dryRun := map[cmdutil.DryRunStrategy]string{cmdutil.DryRunNone: "", cmdutil.DryRunClient: "client", cmdutil.DryRunServer: "server"}[strategy]
-	if o.output != "" && o.output != "name" && o.output != "json" && o.output != "yaml" {
-		return fmt.Errorf("-o %s: must be name, json or yaml", o.output)
+	if o.report, err = newReporter(o.IOStreams, o.PrintFlags, dryRun, o.operation, o.yes); err != nil {
+		return err
+	}
+	if err := o.clients.complete(f); err != nil {
+		return err
+	}
+	if o.config, err = f.ToRESTConfig(); err != nil {
+		return err
+	}
+	o.context = contextName(f, cmd)
+	o.cmdline = newCommandLine(cmd.InheritedFlags(), args, o.selector, o.namespace)
+	return nil
+}
+
+// Validate checks the options of a run.
+func (o *changeOptions) Validate() error {
+	if err := o.targetFlags.validate(o.args); err != nil {
+		return err
+	}
+	if o.probes && len(o.types) == 0 {
+		return errors.New("choose the probes with --liveness, --readiness or --startup")
 	}
 	if _, err := chooseMaxInFlight(o.maxInFlight, 1, nil); err != nil {
 		return err
 	}
-	ctx := cmd.Context()
-	client, config, namespace, err := clients(o.factory)
+	if _, ok := waitModes[o.wait]; !ok {
+		return fmt.Errorf("--wait=%s: give proven, applied or none", o.wait)
+	}
+	if o.waitTimeout < 0 {
+		return fmt.Errorf("--wait-timeout=%s: give a duration, or 0 to wait as long as it takes", o.waitTimeout)
+	}
+	return nil
+}
+
+// run makes the change to the Pods that the TARGETs or -l name.
+func (o *changeOptions) run(ctx context.Context, ch change) error {
+	t, err := resolveTargets(ctx, o.getter, o.client, o.owners, o.namespace, o.args, o.selector)
 	if err != nil {
 		return err
 	}
-	t, err := resolveTargets(ctx, o.configFlags, client, namespace, args, o.selector)
-	if err != nil {
-		return err
-	}
-	now := time.Now()
-	id := newRunID(now)
+	began := time.Now()
 	r := &runner{
-		patcher:       &patcher{client: client, fieldManager: o.fieldManager},
+		patcher:       &patcher{client: o.client, fieldManager: o.fieldManager},
 		container:     o.container,
-		dryRun:        dryRun,
+		dryRun:        o.report.dryRun,
 		undoOnFailure: o.undoOnFailure,
-		report: &reporter{
-			in: o.In, out: o.Out, errOut: o.ErrOut,
-			output: o.output, dryRun: dryRun, operation: o.operation, yes: o.yes,
-		},
+		waitTimeout:   o.waitTimeout,
+		owners:        o.owners,
+		cmdline:       o.cmdline,
+		report:        o.report,
 	}
 	if u, ok := ch.(undoRun); ok {
 		run, others, err := selectRun(t, u.run)
@@ -301,33 +416,51 @@ func (o *changeOptions) run(cmd *cobra.Command, args []string, ch change) error 
 			return err
 		}
 		r.report.undoing(run, len(t.pods), others)
-		u.run, u.undoneBy = run, id
-		r.change, r.templates = u, newTemplates(client)
+		u.run, u.undoneBy = run, newRunID(began)
+		r.change, r.templates = u, newTemplates(o.client)
 	} else {
-		r.change = recorded{change: ch, run: id, time: now}
-		r.undoCmd = newUndoCommand(cmd.InheritedFlags(), args, o.selector, namespace, id)
+		o.cmdline.run = newRunID(began)
+		r.change = recorded{change: ch, run: o.cmdline.run, time: began}
 	}
-	r.report.target(o.contextName(), namespace, t)
-	largest, err := o.limit(ctx, client, namespace, t)
-	if err != nil {
+	r.report.target(o.context, o.namespace, t)
+	if r.limit, err = o.limit(ctx, t); err != nil {
 		return err
 	}
-	r.maxInFlight = largest.n
-	if dryRun == "" && len(t.pods) > 1 {
-		r.report.batches(largest)
+	if r.dryRun == "" && len(t.pods) > 1 {
+		r.report.batches(r.limit, t.pods)
 	}
 	if _, ok := ch.(restoreChange); ok {
-		r.templates = newTemplates(client)
+		r.templates = newTemplates(o.client)
 	}
 	if !o.skipCheck {
-		r.prober = &clientProber{client: client, config: config, access: newAccess(client)}
+		r.prober = &clientProber{client: o.client, config: o.config, access: newAccess(o.client)}
 	}
-	if o.wait && dryRun == "" {
-		r.prove = (&prover{client: client, timeout: o.waitTimeout, margin: proofMargin}).prove
+	// A run that does not wait counts the Ready Pods as they were at its
+	// start: nothing changes between its batches that it would see.
+	r.census = func(context.Context) ([]*v1.Pod, error) { return t.pods, nil }
+	if mode := waitModes[o.wait]; mode != waitNone && r.dryRun == "" {
+		p := &prover{client: o.client, timeout: o.waitTimeout, margin: proofMargin}
+		r.prove = p.prove
+		if mode == waitApplied {
+			r.applied = p.applied
+		}
+		// The first batch counts the Pods as the run has just read them;
+		// each later one reads them again.
+		read := false
+		r.census = func(ctx context.Context) ([]*v1.Pod, error) {
+			if !read {
+				read = true
+				return t.pods, nil
+			}
+			return t.current(ctx, o.client, o.owners)
+		}
 	}
 	err = r.run(ctx, t)
-	if dryRun == "" && r.changed() {
-		r.report.templatesUnchanged(t.workloads)
+	if r.dryRun == "" && r.changed() {
+		// Said after an interrupt too: a few requests more.
+		for _, w := range r.afterRun(context.WithoutCancel(ctx), began) {
+			r.report.workload(w, o.cmdline)
+		}
 	}
 	return err
 }
@@ -335,64 +468,50 @@ func (o *changeOptions) run(cmd *cobra.Command, args []string, ch change) error 
 // limit returns the run's largest batch: --max-in-flight, or the smallest
 // limit of the workloads and of the PodDisruptionBudgets that select the
 // Pods. A budget that cannot be read is warned of, and left out.
-func (o *changeOptions) limit(ctx context.Context, client kubernetes.Interface, namespace string, t *targets) (limit, error) {
+func (o *changeOptions) limit(ctx context.Context, t *targets) (limit, error) {
 	limits := t.limits
 	if o.maxInFlight == "" && len(t.pods) > 1 {
-		budgets, err := disruptionLimits(ctx, client, namespace, t.pods)
+		budgets, err := disruptionLimits(ctx, o.client, o.namespace, t.pods)
 		if err != nil {
-			fmt.Fprintf(o.ErrOut, "warning: cannot read the PodDisruptionBudgets of namespace %q, so the run does not keep to theirs: %v\n", namespace, err)
+			o.report.warnf("warning: cannot read the PodDisruptionBudgets of namespace %q, so the run does not keep to theirs: %v\n", o.namespace, err)
 		}
 		limits = append(slices.Clone(limits), budgets...)
 	}
 	return chooseMaxInFlight(o.maxInFlight, t.replicas, limits)
 }
 
-// contextName is the name of the kubeconfig context that the run uses;
-// "" when there is none.
-func (o *changeOptions) contextName() string {
-	if c := o.configFlags.Context; c != nil && *c != "" {
-		return *c
-	}
-	raw, err := o.factory.ToRawKubeConfigLoader().RawConfig()
-	if err != nil {
-		return ""
-	}
-	return raw.CurrentContext
-}
-
-// newUndoCommand returns the kubectl probe undo that puts back what run id
-// changed on the Pods that args or selector name, in namespace, with the
-// connection and identity flags of flags that the user set (--as,
-// --cluster, --context, --kubeconfig, --server, ...), so that it goes to
+// newCommandLine returns what the commands that a run prints carry over
+// from its command line: the TARGETs (args) or -l selector, the namespace,
+// and the connection and identity flags of flags that the user set (--as,
+// --cluster, --context, --kubeconfig, --server, ...), so that they go to
 // the same cluster as the same user. It never carries a secret: a --token
 // or --password given is named, to give again.
-func newUndoCommand(flags *pflag.FlagSet, args []string, selector, namespace, id string) *undoCommand {
-	u := &undoCommand{targets: args, flags: []string{"-n", namespace}}
+func newCommandLine(flags *pflag.FlagSet, args []string, selector, namespace string) *commandLine {
+	c := &commandLine{targets: args, connection: []string{"-n", namespace}}
 	if selector != "" {
-		u.targets = []string{"-l", selector}
+		c.targets = []string{"-l", selector}
 	}
 	flags.VisitAll(func(f *pflag.Flag) {
 		switch {
 		case !f.Changed || f.Name == "namespace":
 		case secretFlags[f.Name]:
-			u.omitted = append(u.omitted, "--"+f.Name)
+			c.omitted = append(c.omitted, "--"+f.Name)
 		case f.Value.Type() == "bool":
-			u.flags = append(u.flags, "--"+f.Name+"="+f.Value.String())
+			c.connection = append(c.connection, "--"+f.Name+"="+f.Value.String())
 		default:
 			values := []string{f.Value.String()}
 			if s, ok := f.Value.(pflag.SliceValue); ok {
 				values = s.GetSlice()
 			}
 			for _, v := range values {
-				u.flags = append(u.flags, "--"+f.Name, v)
+				c.connection = append(c.connection, "--"+f.Name, v)
 			}
 		}
 	})
-	u.flags = append(u.flags, "--run", id)
-	return u
+	return c
 }
 
-// secretFlags are the flags whose values the printed undo leaves out.
+// secretFlags are the flags whose values the printed commands leave out.
 var secretFlags = map[string]bool{"token": true, "password": true}
 
 // proofMargin is added to a new probe's failure window (see prover): the
@@ -400,148 +519,18 @@ var secretFlags = map[string]bool{"token": true, "password": true}
 // events, and for them to reach kubectl probe.
 const proofMargin = 5 * time.Second
 
-func newCmdSet(f cmdutil.Factory, configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := newChangeOptions(f, configFlags, streams, "probes set")
-	var (
-		getURL, openTCP, grpcService                                     string
-		headers                                                          []string
-		grpcPort                                                         int32
-		remove                                                           bool
-		initialDelay, timeoutSeconds, period, successThreshold, failures int32
-	)
-	cmd := &cobra.Command{
-		Use:   "set (TARGET... | -l SELECTOR) (--liveness | --readiness | --startup)... [-c CONTAINER] [--get-url=URL | --open-tcp=PORT | --grpc-port=PORT | -- COMMAND [ARG...]] [--header='NAME: VALUE']... [--grpc-service=NAME] [--initial-delay-seconds=N] [--timeout-seconds=N] [--period-seconds=N] [--success-threshold=N] [--failure-threshold=N] | --remove",
-		Short: "Change, add or remove probes of running Pods",
-		Long: `Change, add or remove probes of running Pods.
-
-Only the fields given change; the others keep their values. A probe that is
-absent is added, and then needs a handler: --get-url, --open-tcp, --grpc-port
-or a command after --. A new handler replaces the probe's old one, but for
-what its flag cannot say: --get-url keeps an httpGet probe's headers
-(--header replaces them), --grpc-port keeps a gRPC probe's service
-(--grpc-service replaces it). --remove removes the probes.
-
-Before any Pod changes, each one's change passes a server dry run, and a new
-liveness or readiness probe is tried against its Pod (--skip-check not to);
-a Pod that fails either stops the command before the first change. Then the
-first Pod changes alone, and the others in batches that double up to
---max-in-flight (1, 2, 4, 8, 10, 10, ... with 10; by default, the workload's
-maxUnavailable, or a PodDisruptionBudget's), each once every change of the
-batch before it is proven (--wait): the kubelet reports that it applied it,
-and each new probe passes through its failure window. The command stops
-after the batch in which a Pod fails, leaves the Pods after it as they are,
-and prints the kubectl probe undo that puts back the Pods it changed.`,
-		Example: `  # Relax the liveness probe of the Pod api
-  kubectl probe set api --liveness --timeout-seconds=10 --failure-threshold=6
-
-  # Move the readiness probe of every Pod of a Deployment to /readyz, the first Pod alone
-  kubectl probe set deployment/controller --readiness --get-url=http://:8080/readyz --undo-on-failure
-
-  # Ask the readiness probe's path of the virtual host api.internal
-  kubectl probe set deployment/api --readiness --get-url=http://:8080/readyz --header="Host: api.internal"
-
-  # Give the sidecar "proxy" a startup probe that runs a command
-  kubectl probe set pod/web -c proxy --startup --failure-threshold=30 -- cat /tmp/started
-
-  # Remove the liveness probe of the Pods labelled app=api, 50 at a time
-  kubectl probe set -l app=api --liveness --remove --max-in-flight=50
-
-  # Relax the liveness probe of a StatefulSet's Pods, a quarter of them at a time
-  kubectl probe set statefulset/db --liveness --failure-threshold=6 --max-in-flight=25%`,
-		ValidArgsFunction: targetCompletion(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			types, err := o.types()
-			if err != nil {
-				return err
-			}
-			var command []string
-			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-				args, command = args[:dash], args[dash:]
-			}
-			var handlers []*v1.ProbeHandler
-			if getURL != "" {
-				action, err := parseGetURL(getURL)
-				if err != nil {
-					return err
-				}
-				handlers = append(handlers, &v1.ProbeHandler{HTTPGet: action})
-			}
-			if openTCP != "" {
-				port, err := parsePort(openTCP)
-				if err != nil {
-					return fmt.Errorf("--open-tcp=%s: %v", openTCP, err)
-				}
-				handlers = append(handlers, &v1.ProbeHandler{TCPSocket: &v1.TCPSocketAction{Port: port}})
-			}
-			if cmd.Flags().Changed("grpc-port") {
-				handlers = append(handlers, &v1.ProbeHandler{GRPC: &v1.GRPCAction{Port: grpcPort}})
-			}
-			if len(command) > 0 {
-				handlers = append(handlers, &v1.ProbeHandler{Exec: &v1.ExecAction{Command: command}})
-			}
-			if len(handlers) > 1 {
-				return errors.New("give one handler: --get-url, --open-tcp, --grpc-port or -- COMMAND")
-			}
-			s := settings{}
-			if len(handlers) == 1 {
-				s.handler = handlers[0]
-			}
-			for _, h := range headers {
-				header, err := parseHeader(h)
-				if err != nil {
-					return err
-				}
-				s.httpHeaders = append(s.httpHeaders, header)
-			}
-			if cmd.Flags().Changed("grpc-service") {
-				s.grpcService = &grpcService
-			}
-			given := s.httpHeaders != nil || s.grpcService != nil
-			for _, f := range []struct {
-				name  string
-				value *int32
-				to    **int32
-			}{
-				{"initial-delay-seconds", &initialDelay, &s.initialDelaySeconds},
-				{"timeout-seconds", &timeoutSeconds, &s.timeoutSeconds},
-				{"period-seconds", &period, &s.periodSeconds},
-				{"success-threshold", &successThreshold, &s.successThreshold},
-				{"failure-threshold", &failures, &s.failureThreshold},
-			} {
-				if cmd.Flags().Changed(f.name) {
-					*f.to, given = f.value, true
-				}
-			}
-			if remove {
-				if given || s.handler != nil {
-					return errors.New("--remove removes the probes: give it without a handler or fields")
-				}
-				o.operation = "probes removed"
-				return o.run(cmd, args, removeChange{types: types})
-			}
-			if !given && s.handler == nil {
-				return errors.New("nothing to change: give a handler (--get-url, --open-tcp, --grpc-port or -- COMMAND), a field such as --timeout-seconds, or --remove")
-			}
-			return o.run(cmd, args, setChange{types: types, settings: s})
-		},
-	}
-	o.addFlags(cmd)
-	cmd.Flags().StringVar(&getURL, "get-url", "", "Probe with an HTTP GET of this URL: scheme://[host]:port[/path], such as http://:8080/healthz; port is a number or a container port's name, and without host the Pod's IP is asked.")
-	cmd.Flags().StringVar(&openTCP, "open-tcp", "", "Probe by opening a TCP connection to this port of the Pod: a number or a container port's name.")
-	cmd.Flags().StringArrayVar(&headers, "header", nil, "A header of the httpGet probe's request, NAME: VALUE, such as \"Host: api.internal\"; repeat it for more. Given, the headers replace the probe's; without it, they are kept.")
-	cmd.Flags().Int32Var(&grpcPort, "grpc-port", 0, "Probe with the gRPC health check on this port of the Pod.")
-	cmd.Flags().StringVar(&grpcService, "grpc-service", "", "The service that the gRPC health check asks about; \"\" for the server's overall health. Without it, the probe's service is kept.")
-	cmd.Flags().BoolVar(&remove, "remove", false, "Remove the probes.")
-	cmd.Flags().Int32Var(&initialDelay, "initial-delay-seconds", 0, "Seconds after the container starts before the first probe.")
-	cmd.Flags().Int32Var(&timeoutSeconds, "timeout-seconds", 0, "Seconds after which a probe attempt fails.")
-	cmd.Flags().Int32Var(&period, "period-seconds", 0, "Seconds between probe attempts.")
-	cmd.Flags().Int32Var(&successThreshold, "success-threshold", 0, "Successes in a row for the probe to succeed (1 for liveness and startup).")
-	cmd.Flags().Int32Var(&failures, "failure-threshold", 0, "Failures in a row for the probe to fail.")
-	return cmd
+// disableOptions are the options of kubectl probe disable.
+type disableOptions struct {
+	*changeOptions
 }
 
-func newCmdDisable(f cmdutil.Factory, configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := newChangeOptions(f, configFlags, streams, "probes disabled")
+// Run disables the probes.
+func (o *disableOptions) Run(ctx context.Context) error {
+	return o.run(ctx, disableChange{types: o.types})
+}
+
+func newCmdDisable(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &disableOptions{newChangeOptions(streams, "probes disabled", true)}
 	cmd := &cobra.Command{
 		Use:   "disable (TARGET... | -l SELECTOR) (--liveness | --readiness | --startup)... [-c CONTAINER]",
 		Short: "Remove probes of running Pods and keep them for restore",
@@ -556,21 +545,25 @@ of both, and goes on only with --yes or when you confirm on a terminal.`,
 		Example: `  # Stop the liveness restarts of the Pod api while you inspect it
   kubectl probe disable api --liveness`,
 		ValidArgsFunction: targetCompletion(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			types, err := o.types()
-			if err != nil {
-				return err
-			}
-			return o.run(cmd, args, disableChange{types: types})
-		},
+		RunE:              runE(f, o),
 	}
 	o.addFlags(cmd)
 	return cmd
 }
 
-func newCmdRestore(f cmdutil.Factory, configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := newChangeOptions(f, configFlags, streams, "probes restored")
-	var force, fromTemplate bool
+// restoreOptions are the options of kubectl probe restore.
+type restoreOptions struct {
+	*changeOptions
+	force, fromTemplate bool
+}
+
+// Run puts the probes back.
+func (o *restoreOptions) Run(ctx context.Context) error {
+	return o.run(ctx, restoreChange{types: o.types, force: o.force, fromTemplate: o.fromTemplate})
+}
+
+func newCmdRestore(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &restoreOptions{changeOptions: newChangeOptions(streams, "probes restored", true)}
 	cmd := &cobra.Command{
 		Use:   "restore (TARGET... | -l SELECTOR) (--liveness | --readiness | --startup)... [-c CONTAINER] [--from-template] [--force]",
 		Short: "Put back probes that kubectl probe disable kept, or the template's",
@@ -592,26 +585,28 @@ rollout created after disable, is unchanged.`,
   # Put the template's probes back on every Pod of a Deployment, also after a rollout
   kubectl probe restore deployment/web --liveness --readiness --from-template`,
 		ValidArgsFunction: targetCompletion(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			types, err := o.types()
-			if err != nil {
-				return err
-			}
-			return o.run(cmd, args, restoreChange{types: types, force: force, fromTemplate: fromTemplate})
-		},
+		RunE:              runE(f, o),
 	}
 	o.addFlags(cmd)
-	cmd.Flags().BoolVar(&force, "force", false, "Put back a kept probe that restore would refuse: one that differs from the template, an exec probe that no template vouches for, or one over a probe set after disable.")
-	cmd.Flags().BoolVar(&fromTemplate, "from-template", false, "Put back the probes of the template that the Pod was created from, rather than the kept ones.")
+	cmd.Flags().BoolVar(&o.force, "force", false, "Put back a kept probe that restore would refuse: one that differs from the template, an exec probe that no template vouches for, or one over a probe set after disable.")
+	cmd.Flags().BoolVar(&o.fromTemplate, "from-template", false, "Put back the probes of the template that the Pod was created from, rather than the kept ones.")
 	return cmd
 }
 
-func newCmdUndo(f cmdutil.Factory, configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := newChangeOptions(f, configFlags, streams, "probes put back")
-	var (
-		run   string
-		force bool
-	)
+// undoOptions are the options of kubectl probe undo.
+type undoOptions struct {
+	*changeOptions
+	runID string
+	force bool
+}
+
+// Run puts back what the run changed.
+func (o *undoOptions) Run(ctx context.Context) error {
+	return o.run(ctx, undoRun{run: o.runID, force: o.force})
+}
+
+func newCmdUndo(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &undoOptions{changeOptions: newChangeOptions(streams, "probes put back", false)}
 	cmd := &cobra.Command{
 		Use:   "undo (TARGET... | -l SELECTOR) [--run ID] [--force]",
 		Short: "Put back what the last run of kubectl probe changed",
@@ -636,13 +631,11 @@ Anyone who may patch a Pod may write the annotation, so undo refuses, unless
   # Put back the Pods that a run changed, as the run printed it
   kubectl probe undo deployment/controller --run 20261204-101502-7f3a`,
 		ValidArgsFunction: targetCompletion(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.run(cmd, args, undoRun{run: run, force: force})
-		},
+		RunE:              runE(f, o),
 	}
 	o.targetFlags.add(cmd, "")
 	o.addRunFlags(cmd)
-	cmd.Flags().StringVar(&run, "run", "", "The ID of the run to undo, as the run printed it; the last run recorded on the Pods without it.")
-	cmd.Flags().BoolVar(&force, "force", false, "Put back an exec probe that is not the template's.")
+	cmd.Flags().StringVar(&o.runID, "run", "", "The ID of the run to undo, as the run printed it; the last run recorded on the Pods without it.")
+	cmd.Flags().BoolVar(&o.force, "force", false, "Put back an exec probe that is not the template's.")
 	return cmd
 }

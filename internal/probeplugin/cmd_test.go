@@ -2,6 +2,7 @@ package probeplugin
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -28,12 +29,13 @@ func TestUndoCommandCarriesFlags(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	u := newUndoCommand(set.InheritedFlags(), []string{"deployment/web"}, "", "web", "20261204-101502-7f3a")
+	u := newCommandLine(set.InheritedFlags(), []string{"deployment/web"}, "", "web")
+	u.run = "20261204-101502-7f3a"
 	want := "kubectl probe undo deployment/web -n web --as alice --as-group oncall --as-group sre --cluster prod --context prod --kubeconfig /home/alice/.kube/prod --server https://prod.example:6443 --user alice --run 20261204-101502-7f3a # give --token again: it is not printed"
-	if diff := cmp.Diff(want, u.forRun()); diff != "" {
+	if diff := cmp.Diff(want, u.undo()); diff != "" {
 		t.Errorf("undo (-want +got):\n%s", diff)
 	}
-	if got := u.forPod("web-1"); !strings.HasPrefix(got, "kubectl probe undo pod/web-1 -n web --as alice ") || strings.Contains(got, "s3cr3t") {
+	if got := u.undoPod("web-1"); !strings.HasPrefix(got, "kubectl probe undo pod/web-1 -n web --as alice ") || strings.Contains(got, "s3cr3t") {
 		t.Errorf("undo of one Pod: %s", got)
 	}
 }
@@ -93,5 +95,76 @@ current-context: x
 	}
 	if config.QPS != clientQPS || config.Burst != clientBurst || config.QPS <= 0 || config.QPS > 50 {
 		t.Errorf("QPS %v, burst %d; want %v and %d, and a rate at most kubectl's 50 of discovery", config.QPS, config.Burst, clientQPS, clientBurst)
+	}
+}
+
+// Each command's flags are completed and validated before any request: a
+// mistake is said at once, with exit status 1, and flags that are right
+// go on to the cluster, here one that is not there.
+func TestFlagValidation(t *testing.T) {
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "config")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {}}]
+contexts: [{name: x, context: {cluster: c, user: u, namespace: ns}}]
+current-context: x
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	probeFile := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	tcp := probeFile("tcp.yaml", "tcpSocket: {port: 8080}\n")
+	twice := probeFile("twice.yaml", "tcpSocket: {port: 8080}\nsuccessThreshold: 2\n")
+	const unreachable = "127.0.0.1:1"
+	for _, tc := range []struct {
+		args  []string
+		stdin string
+		// want is in the error printed.
+		want string
+	}{
+		{[]string{"set", "web"}, "", "error: choose the probes with --liveness, --readiness or --startup\n"},
+		{[]string{"set", "--liveness", "--timeout-seconds=3"}, "", "error: name a Pod, a workload (daemonset/NAME, deployment/NAME, job/NAME, replicaset/NAME, statefulset/NAME, or any other that controls Pods), or select Pods with -l\n"},
+		{[]string{"set", "web", "-l", "app=web", "--liveness", "--timeout-seconds=3"}, "", "error: name Pods and workloads, or select Pods with -l, not both\n"},
+		{[]string{"set", "web", "--liveness"}, "", "error: nothing to change: give a handler"},
+		{[]string{"set", "web", "--liveness", "--get-url=http://:8080/", "--open-tcp=8080"}, "", "error: give one handler: --get-url, --open-tcp, --grpc-port or -- COMMAND\n"},
+		{[]string{"set", "web", "--liveness", "--grpc-port=9090", "--", "cat", "/ok"}, "", "error: give one handler: --get-url, --open-tcp, --grpc-port or -- COMMAND\n"},
+		{[]string{"set", "web", "--readiness", "--get-url=ftp://:21/"}, "", "error: --get-url=ftp://:21/: the scheme must be http or https\n"},
+		{[]string{"set", "web", "--liveness", "--remove", "--timeout-seconds=3"}, "", "error: --remove removes the probes: give it without a handler, fields or --probe-file\n"},
+		{[]string{"set", "web", "--liveness", "-f", tcp, "--timeout-seconds=3", "--header=Host: a"}, "", "error: --probe-file gives the whole probe: give it without --header, --timeout-seconds\n"},
+		{[]string{"set", "web", "--liveness", "--readiness", "--probe-file", twice}, "", "error: --probe-file=" + twice + ", as a liveness probe: successThreshold: must be 1 for a liveness probe\n"},
+		{[]string{"set", "web", "--liveness", "-f", "-"}, "httpGet: {port: 8080}\nfailureTreshold: 3\n", `error: --probe-file=-: not a probe: error unmarshaling JSON: while decoding JSON: json: unknown field "failureTreshold"`},
+		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--max-in-flight=0"}, "", "error: --max-in-flight=0: give a number of Pods, at least 1, or a percentage of the replicas, such as 25%\n"},
+		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait=sometimes"}, "", "error: --wait=sometimes: give proven, applied or none\n"},
+		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait-timeout=-1s"}, "", "error: --wait-timeout=-1s: give a duration, or 0 to wait as long as it takes\n"},
+		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "-o", "table"}, "", `error: unable to match a printer suitable for the output format "table"`},
+		{[]string{"disable", "web"}, "", "error: choose the probes with --liveness, --readiness or --startup\n"},
+		{[]string{"restore", "-l", "app=web", "deployment/web", "--liveness"}, "", "error: name Pods and workloads, or select Pods with -l, not both\n"},
+		{[]string{"undo"}, "", "error: name a Pod, a workload"},
+		{[]string{"show"}, "", "error: name a Pod, a workload"},
+		{[]string{"show", "web", "-o", "table"}, "", "error: -o table: give one of custom-columns, custom-columns-file, go-template"},
+		// Right: the cluster is asked.
+		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait=applied", "--max-in-flight=25%"}, "", unreachable},
+		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait", "-o", "jsonpath={.items[*].result}"}, "", unreachable},
+		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait=false"}, "", unreachable},
+		{[]string{"set", "web", "--startup", "-f", "-"}, "exec: {command: [cat, /tmp/started]}\nfailureThreshold: 30\n", unreachable},
+		{[]string{"set", "web", "--readiness", "--remove", "--dry-run=server"}, "", unreachable},
+		{[]string{"undo", "deployment/web", "--run", "20261204-101502-7f3a", "-o", "name"}, "", unreachable},
+		{[]string{"show", "-l", "app=web", "-o", "custom-columns=POD:.metadata.name"}, "", unreachable},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			streams := genericiooptions.IOStreams{In: strings.NewReader(tc.stdin), Out: &out, ErrOut: &errOut}
+			status := Execute(context.Background(), streams, "v0.0.0", append(tc.args, "--kubeconfig", kubeconfig))
+			if status != 1 || !strings.Contains(errOut.String(), tc.want) {
+				t.Errorf("exit status %d, printed\n%s\nwant 1, and %q in it", status, errOut.String(), tc.want)
+			}
+		})
 	}
 }

@@ -1,7 +1,6 @@
 package probeplugin
 
 import (
-	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -52,14 +51,8 @@ func TestChooseContainer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, path, err := chooseContainer(tc.pod, tc.flag)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
-				}
+			if expectError(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if c.Name != tc.want {
 				t.Errorf("chose %q, want %q", c.Name, tc.want)

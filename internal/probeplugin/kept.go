@@ -113,13 +113,18 @@ func (kept keptProbes) write(pod *v1.Pod) error {
 		delete(pod.Annotations, keptAnnotation)
 		return nil
 	}
-	value, err := json.Marshal(keptState{Version: keptVersion, Containers: kept})
+	return writeAnnotation(pod, keptAnnotation, keptState{Version: keptVersion, Containers: kept})
+}
+
+// writeAnnotation writes v as JSON in the Pod's annotation key.
+func writeAnnotation(pod *v1.Pod, key string, v any) error {
+	value, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
 	if pod.Annotations == nil {
 		pod.Annotations = map[string]string{}
 	}
-	pod.Annotations[keptAnnotation] = string(value)
+	pod.Annotations[key] = string(value)
 	return nil
 }

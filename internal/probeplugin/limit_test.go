@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -60,7 +61,7 @@ func TestWorkloadLimit(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			kind := strings.ToLower(strings.TrimPrefix(fmt.Sprintf("%T", tc.obj), "*v1."))
-			l := workloadLimit(kind+".apps/web", tc.obj)
+			l := workloadLimit(kind+".apps/web", asUnstructured(t, tc.obj))
 			got := ""
 			if l != nil {
 				got = l.String()
@@ -172,16 +173,26 @@ func TestDisruptionLimits(t *testing.T) {
 	}
 }
 
-// The run says its limit before the first change.
+// The run says its limit before the first change, and how many of its Pods
+// are not Ready already.
 func TestReportBatches(t *testing.T) {
-	for l, want := range map[limit]string{
-		{n: 3, why: "maxUnavailable 25% of deployment.apps/web's 12 replicas"}: "batches: the first Pod alone, then up to 3 at a time: maxUnavailable 25% of deployment.apps/web's 12 replicas\n",
-		{n: 1, why: "maxUnavailable 1 of statefulset.apps/db's 3 replicas"}:    "batches: one Pod at a time: maxUnavailable 1 of statefulset.apps/db's 3 replicas\n",
-	} {
+	for _, tc := range []struct {
+		l    limit
+		pods []*v1.Pod
+		want string
+	}{{
+		l:    limit{n: 3, why: "maxUnavailable 25% of deployment.apps/web's 12 replicas"},
+		pods: readyPods([]string{"a", "b", "c"}),
+		want: "batches: the first Pod alone, then up to 3 at a time: maxUnavailable 25% of deployment.apps/web's 12 replicas\n",
+	}, {
+		l:    limit{n: 1, why: "maxUnavailable 1 of statefulset.apps/db's 3 replicas"},
+		pods: readyPods([]string{"a", "b", "c"}, "b"),
+		want: "batches: one Pod at a time: maxUnavailable 1 of statefulset.apps/db's 3 replicas; not Ready now: 1 of the 3 Pods, which count against it and change first\n",
+	}} {
 		var errOut bytes.Buffer
-		(&reporter{errOut: &errOut}).batches(l)
-		if errOut.String() != want {
-			t.Errorf("printed %q, want %q", errOut.String(), want)
+		(&reporter{errOut: &errOut}).batches(tc.l, tc.pods)
+		if errOut.String() != tc.want {
+			t.Errorf("printed %q, want %q", errOut.String(), tc.want)
 		}
 	}
 }

@@ -39,6 +39,24 @@ func webPod() *v1.Pod {
 	}
 }
 
+// expectError checks err against wantErr, a part of the error that a test
+// case wants, or "" for none. It returns true when the case is done: the
+// error came, wanted or not.
+func expectError(t *testing.T, err error, wantErr string) bool {
+	t.Helper()
+	switch {
+	case wantErr != "":
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("err = %v, want one containing %q", err, wantErr)
+		}
+		return true
+	case err != nil:
+		t.Errorf("err = %v", err)
+		return true
+	}
+	return false
+}
+
 // applyChange applies c to a copy of pod, created from template, and
 // returns the copy.
 func applyChange(t *testing.T, pod *v1.Pod, c change, template *podTemplate) (*v1.Pod, error) {
@@ -289,14 +307,8 @@ func TestPatches(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			modified, err := applyChange(t, tc.pod, tc.change, tc.template)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
-				}
+			if expectError(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			patch, err := podPatch(tc.pod, modified, true)
 			if err != nil {

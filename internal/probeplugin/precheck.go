@@ -149,18 +149,6 @@ func (r *runner) check(ctx context.Context, pr *podRun) {
 	}
 }
 
-// refuse sets the result of a Pod that the pre-check cannot change, from
-// the error's cause: skipped when the Pod has left or is leaving, failed
-// otherwise.
-func (pr *podRun) refuse(err error) {
-	pr.cause = causeOf(err)
-	if pr.cause.skip != "" {
-		pr.result, pr.reason = resultSkipped, pr.cause.skip
-		return
-	}
-	pr.result = resultFailed
-}
-
 // risks are the warnings about changes that take a risk of their own, one
 // for each kind: removing a readiness probe, or the startup probe of a
 // container that has not started.

@@ -81,17 +81,21 @@ import (
 // error says how the last run ended. The old state cannot pass for the new
 // probe: it counts only when it lasts through the window in which the new
 // probe, applied already, would have ended it.
+//
+// A crash-looping container, one that waits out the kubelet's back-off
+// before its next start (CrashLoopBackOff), is proven from that start: its
+// new probes begin then, and the back-off still to come is added to the
+// proof's deadline, which would otherwise end the proof of a relaxation
+// made to stop the loop before the container could show it.
 type prover struct {
 	client kubernetes.Interface
-	// timeout bounds each proof: --wait-timeout.
+	// timeout bounds each proof, but for the kubelet's back-offs:
+	// --wait-timeout.
 	timeout time.Duration
 	// margin is added to a probe's failure window, for the kubelet to
 	// publish the Pod's status and its events, and for them to arrive here.
 	margin time.Duration
 }
-
-// errTimeout is a wait that --wait-timeout ended.
-var errTimeout = errors.New("timed out")
 
 // prove waits until the kubelet reports the generation of stored, the Pod
 // as a change of before stored it, and then until each probe of the
@@ -99,17 +103,39 @@ var errTimeout = errors.New("timed out")
 // what it proved, in words. A Pod that is deleted, recreated, terminating
 // or finished meanwhile is a podGoneError.
 func (w *prover) prove(ctx context.Context, before, stored *v1.Pod, container string) (string, error) {
+	return w.wait(ctx, before, stored, container, true)
+}
+
+// applied waits only until the kubelet reports the generation of stored,
+// and proves nothing of the new probes (--wait=applied).
+func (w *prover) applied(ctx context.Context, before, stored *v1.Pod, container string) (string, error) {
+	return w.wait(ctx, before, stored, container, false)
+}
+
+// wait waits as prove does, or, unless full, only until the kubelet
+// applied the change.
+func (w *prover) wait(ctx context.Context, before, stored *v1.Pod, container string, full bool) (string, error) {
 	if stored.Spec.NodeName == "" {
 		return "not on a node yet: its kubelet starts it with the new probes", nil
 	}
-	p, err := newProof(before, stored, container, w.margin)
+	p, err := newProof(before, stored, container, w.margin, full)
 	if err != nil {
 		return "", err
 	}
-	ctx, cancel := watchtools.ContextWithOptionalTimeout(ctx, w.timeout)
-	defer cancel()
 	watchCtx, stopWatches := context.WithCancel(ctx)
 	defer stopWatches()
+	// The deadline moves by each back-off of the kubelet's that the
+	// proof counts.
+	var (
+		deadline *time.Timer
+		end      = time.Now().Add(w.timeout)
+		expired  <-chan time.Time
+	)
+	if w.timeout > 0 {
+		deadline = time.NewTimer(w.timeout)
+		defer deadline.Stop()
+		expired = deadline.C
+	}
 
 	pods := make(chan *v1.Pod)
 	events := make(chan eventSeen)
@@ -131,14 +157,20 @@ func (w *prover) prove(ctx context.Context, before, stored *v1.Pod, container st
 			if ctx.Err() == nil {
 				return "", err
 			}
-			return "", p.timedOut(w.timeout, stored.Spec.NodeName)
+			return "", ctx.Err()
 		case err := <-eventsEnded:
 			if err != nil {
 				p.notes = append(p.notes, fmt.Sprintf("the Pod's events could not be watched (%v), so only a restart would have shown a failure of its new liveness probe", err))
 			}
 			continue
-		case <-ctx.Done():
+		case <-expired:
 			return "", p.timedOut(w.timeout, stored.Spec.NodeName)
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+		if s.backOff > 0 && deadline != nil {
+			end = end.Add(s.backOff)
+			deadline.Reset(time.Until(end))
 		}
 		for t, length := range s.windows {
 			timer := time.AfterFunc(length, func() {
@@ -283,8 +315,11 @@ type step struct {
 	windows map[probeType]time.Duration
 	// watchEvents asks for the Pod's events.
 	watchEvents bool
-	done        bool
-	failed      *failure
+	// backOff is the kubelet's back-off before the container's next
+	// start, to add to the proof's deadline.
+	backOff time.Duration
+	done    bool
+	failed  *failure
 }
 
 // failure is a proof that failed.
@@ -329,9 +364,15 @@ type proof struct {
 	failures livenessFailures
 	// last is the Pod as last reported.
 	last *v1.Pod
+	// backedOff is when the container's run ended whose back-off the
+	// proof counted, and backOffs all the back-off it counted.
+	backedOff time.Time
+	backOffs  time.Duration
 }
 
-func newProof(before, stored *v1.Pod, container string, margin time.Duration) (*proof, error) {
+// newProof returns the proof of the change of before that stored is: of
+// the new probes, or, unless full, only that the kubelet applied it.
+func newProof(before, stored *v1.Pod, container string, margin time.Duration, full bool) (*proof, error) {
 	_, fieldPath, err := findContainer(stored, container)
 	if err != nil {
 		return nil, err
@@ -350,6 +391,10 @@ func newProof(before, stored *v1.Pod, container string, margin time.Duration) (*
 		failures:   livenessFailures{counts: map[string]int32{}},
 
 		startedAtChange: started(containerStatus(stored, container)),
+	}
+	if !full {
+		p.notes = append(p.notes, "its new probes are not proven (--wait=applied)")
+		return p, nil
 	}
 	was, now := probesOf(before, container), probesOf(stored, container)
 	for _, t := range changedProbes(before, stored, container) {
@@ -389,18 +434,22 @@ func (p *proof) observe(pod *v1.Pod, now time.Time) step {
 			return s
 		}
 		p.applied = true
-		if probe := p.probes[startup]; probe != nil {
-			if p.startedAtChange {
-				delete(p.probes, startup)
-				p.notes = append(p.notes, "the container has started: its new startup probe runs when it restarts")
-			} else {
-				p.begin(&s, startup, probe, status, now)
-			}
+		if p.probes[startup] != nil && p.startedAtChange {
+			delete(p.probes, startup)
+			p.notes = append(p.notes, "the container has started: its new startup probe runs when it restarts")
 		}
 	}
 	if len(p.began) > 0 && status != nil && status.RestartCount != p.restarts {
 		s.failed = p.restarted(status)
 		return s
+	}
+	s.backOff = p.backOff(status, now)
+	// A startup probe runs from the container's start: a container that
+	// waits out a back-off is proven from its next one.
+	if probe := p.probes[startup]; probe != nil && (status == nil || status.State.Waiting == nil) {
+		if _, ok := p.began[startup]; !ok {
+			p.begin(&s, startup, probe, status, now)
+		}
 	}
 	if p.probes[startup] != nil && p.passed[startup] == "" && started(status) {
 		p.passed[startup] = "the container started"
@@ -426,6 +475,40 @@ func (p *proof) observe(pod *v1.Pod, now time.Time) step {
 		}
 	}
 	return p.decide(s)
+}
+
+// backOff returns the part still to come of the kubelet's back-off before
+// the next start of a crash-looping container, the first time the proof
+// sees that back-off; 0 otherwise.
+func (p *proof) backOff(status *v1.ContainerStatus, now time.Time) time.Duration {
+	if status == nil || status.State.Waiting == nil || status.State.Waiting.Reason != crashLoopBackOff || status.LastTerminationState.Terminated == nil {
+		return 0
+	}
+	finished := status.LastTerminationState.Terminated.FinishedAt.Time
+	if finished.Equal(p.backedOff) {
+		return 0
+	}
+	p.backedOff = finished
+	left := max(finished.Add(kubeletBackOff(status.RestartCount)).Sub(now), 0)
+	p.backOffs += left
+	return left
+}
+
+// crashLoopBackOff is the reason of a container that waits out the
+// kubelet's back-off before it starts again.
+const crashLoopBackOff = "CrashLoopBackOff"
+
+// kubeletBackOff is how long the kubelet waits before it starts a container
+// that has restarted restarts times and ended again: 10s after the second
+// run, doubling with each restart up to 5 minutes. The kubelet starts again
+// from 10s after a container ran 10 minutes, so this is the longest it
+// waits.
+func kubeletBackOff(restarts int32) time.Duration {
+	const initial, most = 10 * time.Second, 5 * time.Minute
+	if restarts > 5 {
+		return most
+	}
+	return min(initial<<max(restarts-1, 0), most)
 }
 
 // begin begins the proof of a probe: its window, from now.
@@ -659,15 +742,19 @@ func (p *proof) pending(one, many string) string {
 // timedOut is the error of a proof that --wait-timeout ended.
 func (p *proof) timedOut(timeout time.Duration, node string) error {
 	applied := fmt.Sprintf("the kubelet applied generation %d", p.generation)
+	within := fmt.Sprintf("within %s (--wait-timeout)", timeout)
+	if p.backOffs > 0 {
+		within = fmt.Sprintf("within %s (--wait-timeout, and %s of the kubelet's back-off before the container started again)", timeout+p.backOffs, p.backOffs)
+	}
 	switch {
 	case !p.applied:
-		return fmt.Errorf("the kubelet did not report generation %d within %s (--wait-timeout): is the kubelet of node %q up, with MutableContainerProbes on?", p.generation, timeout, node)
+		return fmt.Errorf("the kubelet did not report generation %d %s: is the kubelet of node %q up, with MutableContainerProbes on?", p.generation, within, node)
 	case p.probes[startup] == nil && !started(containerStatus(p.last, p.container)):
-		return fmt.Errorf("%s, but container %q had not started within %s (--wait-timeout), so its new %s not run", applied, p.container, timeout, p.pending("probe has", "probes have"))
+		return fmt.Errorf("%s, but container %q had not started %s, so its new %s not run", applied, p.container, within, p.pending("probe has", "probes have"))
 	case slices.ContainsFunc(probeTypes, func(t probeType) bool { return p.probes[t] != nil && p.passed[t] == "" }):
-		return fmt.Errorf("%s, but the new %s not passed within %s (--wait-timeout)", applied, p.pending("probe had", "probes had"), timeout)
+		return fmt.Errorf("%s, but the new %s not passed %s", applied, p.pending("probe had", "probes had"), within)
 	}
-	return fmt.Errorf("%s, but the Pod was not Ready within %s (--wait-timeout)", p.summary(), timeout)
+	return fmt.Errorf("%s, but the Pod was not Ready %s", p.summary(), within)
 }
 
 // summary says what the proof found: the generation applied, and how each

@@ -98,6 +98,39 @@ func TestRemainingDelay(t *testing.T) {
 	}
 }
 
+// inBackground runs f in a goroutine of its own, and returns a function
+// that waits for f to return, and returns what it did.
+func inBackground(f func() (string, error)) func() (string, error) {
+	done := make(chan struct{})
+	var (
+		got string
+		err error
+	)
+	go func() {
+		defer close(done)
+		got, err = f()
+	}()
+	return func() (string, error) {
+		<-done
+		return got, err
+	}
+}
+
+// checkProof checks what a proof returned: the error wantErr, or, without
+// it, what want says.
+func checkProof(t *testing.T, got string, err error, want, wantErr string) {
+	t.Helper()
+	if wantErr != "" {
+		if err == nil || err.Error() != wantErr {
+			t.Errorf("prove: %v, want %q", err, wantErr)
+		}
+		return
+	}
+	if err != nil || got != want {
+		t.Errorf("prove = %q, %v; want %q", got, err, want)
+	}
+}
+
 // kubelet plays the Pod's kubelet for a prover: the test sends the Pod's
 // states, in order, through a watch that the prover opens.
 type kubelet struct {
@@ -317,17 +350,9 @@ func TestProve(t *testing.T) {
 			}
 			client, k := newKubelet(t, before)
 			w := &prover{client: client, timeout: time.Minute, margin: time.Hour}
-			done := make(chan struct{})
-			var (
-				got string
-				err error
-			)
-			go func() {
-				defer close(done)
-				got, err = w.prove(context.Background(), before, stored, "app")
-			}()
+			result := inBackground(func() (string, error) { return w.prove(context.Background(), before, stored, "app") })
 			tc.run(k)
-			<-done
+			got, err := result()
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
@@ -365,30 +390,14 @@ func TestProveWindow(t *testing.T) {
 				before, stored := changedPods()
 				client, k := newKubelet(t, before)
 				w := &prover{client: client, timeout: time.Hour, margin: 2 * time.Second}
-				done := make(chan struct{})
-				var (
-					got string
-					err error
-				)
 				start := time.Now()
-				go func() {
-					defer close(done)
-					got, err = w.prove(context.Background(), before, stored, "app")
-				}()
+				result := inBackground(func() (string, error) { return w.prove(context.Background(), before, stored, "app") })
 				k.report(2, tc.ready)
-				<-done
+				got, err := result()
 				if waited := time.Since(start); waited != 35*time.Second {
 					t.Errorf("confirmed after %s, want at the end of the window, 35s", waited)
 				}
-				if tc.wantErr != "" {
-					if err == nil || err.Error() != tc.wantErr {
-						t.Errorf("prove: %v, want %q", err, tc.wantErr)
-					}
-					return
-				}
-				if err != nil || got != tc.want {
-					t.Errorf("prove = %q, %v; want %q", got, err, tc.want)
-				}
+				checkProof(t, got, err, tc.want, tc.wantErr)
 			})
 		})
 	}
@@ -467,21 +476,13 @@ func TestProveLivenessWindow(t *testing.T) {
 					}
 				}
 				w := &prover{client: client, timeout: time.Hour, margin: 2 * time.Second}
-				done := make(chan struct{})
-				var (
-					got string
-					err error
-				)
-				go func() {
-					defer close(done)
-					got, err = w.prove(context.Background(), before, stored, "app")
-				}()
+				result := inBackground(func() (string, error) { return w.prove(context.Background(), before, stored, "app") })
 				time.Sleep(2 * time.Second)
 				k.report(2, true)
 				for _, e := range tc.events {
 					k.event(e.reason, e.fieldPath, e.message, storedAt.Add(-e.ago))
 				}
-				<-done
+				got, err := result()
 				want := "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (35s)"
 				if tc.counted != "" {
 					want = "the kubelet applied generation 2; the new liveness probe passed: no restart through the probe's failure window (35s)" + tc.counted
@@ -548,30 +549,14 @@ func TestProveStartup(t *testing.T) {
 				startupChanged(before, stored)
 				client, k := newKubelet(t, before)
 				w := &prover{client: client, timeout: time.Hour, margin: 2 * time.Second}
-				done := make(chan struct{})
-				var (
-					got string
-					err error
-				)
 				start := time.Now()
-				go func() {
-					defer close(done)
-					got, err = w.prove(context.Background(), before, stored, "app")
-				}()
+				result := inBackground(func() (string, error) { return w.prove(context.Background(), before, stored, "app") })
 				tc.run(k)
-				<-done
+				got, err := result()
 				if waited := time.Since(start); waited != tc.after {
 					t.Errorf("proven after %s, want %s", waited, tc.after)
 				}
-				if tc.wantErr != "" {
-					if err == nil || err.Error() != tc.wantErr {
-						t.Errorf("prove: %v, want %q", err, tc.wantErr)
-					}
-					return
-				}
-				if err != nil || got != tc.want {
-					t.Errorf("prove = %q, %v; want %q", got, err, tc.want)
-				}
+				checkProof(t, got, err, tc.want, tc.wantErr)
 			})
 		})
 	}
@@ -699,14 +684,10 @@ func TestProveRelaxedLiveness(t *testing.T) {
 				client, k := newKubelet(t, before)
 				w := &prover{client: client, timeout: time.Hour, margin: 2 * time.Second}
 				done := make(chan struct{})
-				var (
-					got string
-					err error
-				)
-				go func() {
+				result := inBackground(func() (string, error) {
 					defer close(done)
-					got, err = w.prove(context.Background(), before, stored, "app")
-				}()
+					return w.prove(context.Background(), before, stored, "app")
+				})
 				time.Sleep(time.Second)
 				applied := time.Now()
 				k.report(2, true)
@@ -717,7 +698,7 @@ func TestProveRelaxedLiveness(t *testing.T) {
 						k.event(e.reason, "spec.containers{app}", e.message, time.Now())
 					}
 				}
-				<-done
+				got, err := result()
 				if waited := time.Since(applied); waited != tc.after {
 					t.Errorf("the proof ended %s after the kubelet applied the change, want %s", waited, tc.after)
 				}
@@ -733,4 +714,134 @@ func TestProveRelaxedLiveness(t *testing.T) {
 			})
 		})
 	}
+}
+
+// The kubelet's back-off before it starts a crash-looping container again:
+// 10s after the second run, doubling up to 5 minutes.
+func TestKubeletBackOff(t *testing.T) {
+	for restarts, want := range map[int32]time.Duration{
+		0: 10 * time.Second, 1: 10 * time.Second, 2: 20 * time.Second, 3: 40 * time.Second,
+		5: 160 * time.Second, 6: 5 * time.Minute, 1000: 5 * time.Minute,
+	} {
+		if got := kubeletBackOff(restarts); got != want {
+			t.Errorf("kubeletBackOff(%d) = %s, want %s", restarts, got, want)
+		}
+	}
+}
+
+// crashLooping makes the Pod's container wait out the kubelet's back-off
+// after its fifth restart, whose run ended ended ago: 160s of back-off.
+func crashLooping(pod *v1.Pod, ended time.Duration) {
+	pod.Status.ContainerStatuses = []v1.ContainerStatus{{
+		Name: "app", RestartCount: 5, Started: ptr.To(false),
+		State:                v1.ContainerState{Waiting: &v1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off 2m40s restarting failed container"}},
+		LastTerminationState: v1.ContainerState{Terminated: &v1.ContainerStateTerminated{Reason: "Error", ExitCode: 1, FinishedAt: metav1.NewTime(time.Now().Add(-ended))}},
+	}}
+	pod.Status.Conditions = []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionFalse}}
+}
+
+// A change to a crash-looping container is proven from its next start: the
+// kubelet's back-off still to come, 160s less the 20s since its last run
+// ended, is added to --wait-timeout, 1m here, and the new probe's window,
+// 6 × (5s + 1s) and the margin, 2s, begins at the start. The container
+// starting again after the back-off is not a restart that fails the proof;
+// one that does not start in time fails it, and says the back-off it waited.
+func TestProveCrashLooping(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// startsAfter is when the container starts again after the kubelet
+		// reported the change's generation; 0 for never.
+		startsAfter time.Duration
+		change      func(p *v1.Probe)
+		want        string
+		wantErr     string
+		after       time.Duration
+	}{{
+		name:        "a liveness probe relaxed, proven from the container's next start",
+		startsAfter: 140 * time.Second,
+		want:        "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (38s)",
+		after:       178 * time.Second,
+	}, {
+		name:    "the container does not start again",
+		wantErr: `the kubelet applied generation 2, but container "app" had not started within 3m20s (--wait-timeout, and 2m20s of the kubelet's back-off before the container started again), so its new liveness probe has not run`,
+		after:   200 * time.Second,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				before, stored := changedPods()
+				crashLooping(before, 20*time.Second)
+				livenessChanged(before, stored, time.Now())
+				stored.Spec.Containers[0].LivenessProbe = before.Spec.Containers[0].LivenessProbe.DeepCopy()
+				stored.Spec.Containers[0].LivenessProbe.FailureThreshold = 6
+				stored.Spec.Containers[0].LivenessProbe.PeriodSeconds = 5
+				stored.Status = *before.Status.DeepCopy()
+				client, k := newKubelet(t, before)
+				w := &prover{client: client, timeout: time.Minute, margin: 2 * time.Second}
+				start := time.Now()
+				result := inBackground(func() (string, error) { return w.prove(context.Background(), before, stored, "app") })
+				k.pod.Status.ObservedGeneration = 2
+				k.watcher.Modify(k.pod.DeepCopy())
+				if tc.startsAfter > 0 {
+					time.Sleep(tc.startsAfter)
+					k.restarts = 6
+					k.report(2, true)
+				}
+				got, err := result()
+				if waited := time.Since(start); waited != tc.after {
+					t.Errorf("the proof ended after %s, want %s", waited, tc.after)
+				}
+				checkProof(t, got, err, tc.want, tc.wantErr)
+			})
+		})
+	}
+}
+
+// A startup probe relaxed on a container that its old one kept killing,
+// now in a crash loop, is proven from its next start: the start after the
+// back-off, 160s, is not a restart that fails the proof, and the container
+// starting, 30s later, passes it, though --wait-timeout, 1m, is over by
+// then but for the back-off.
+func TestProveStartupCrashLooping(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		before, stored := changedPods()
+		startupChanged(before, stored)
+		crashLooping(before, 0)
+		stored.Status = *before.Status.DeepCopy()
+		client, k := newKubelet(t, before)
+		w := &prover{client: client, timeout: time.Minute, margin: 2 * time.Second}
+		result := inBackground(func() (string, error) { return w.prove(context.Background(), before, stored, "app") })
+		k.pod.Status.ObservedGeneration = 2
+		k.watcher.Modify(k.pod.DeepCopy())
+		time.Sleep(160 * time.Second)
+		k.restarts = 6
+		k.reportStarted(2, false, false)
+		time.Sleep(30 * time.Second)
+		k.reportStarted(2, true, false)
+		got, err := result()
+		if want := "the kubelet applied generation 2; the new startup probe passed: the container started"; err != nil || got != want {
+			t.Errorf("prove = %q, %v; want %q", got, err, want)
+		}
+	})
+}
+
+// With --wait=applied, a change is waited on only until the kubelet
+// reports its generation: the new readiness probe is not proven.
+func TestProveApplied(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		before, stored := changedPods()
+		client, k := newKubelet(t, before)
+		w := &prover{client: client, timeout: time.Minute, margin: 2 * time.Second}
+		start := time.Now()
+		result := inBackground(func() (string, error) { return w.applied(context.Background(), before, stored, "app") })
+		k.report(1, true)
+		time.Sleep(3 * time.Second)
+		k.report(2, false)
+		got, err := result()
+		if want := "the kubelet applied generation 2; its new probes are not proven (--wait=applied)"; err != nil || got != want {
+			t.Errorf("applied = %q, %v; want %q", got, err, want)
+		}
+		if waited := time.Since(start); waited != 3*time.Second {
+			t.Errorf("waited %s, want until the kubelet reported the generation, 3s", waited)
+		}
+	})
 }

@@ -111,15 +111,7 @@ func readRecord(pod *v1.Pod) (*runRecord, error) {
 }
 
 func (r *runRecord) write(pod *v1.Pod) error {
-	value, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	if pod.Annotations == nil {
-		pod.Annotations = map[string]string{}
-	}
-	pod.Annotations[lastRunAnnotation] = string(value)
-	return nil
+	return writeAnnotation(pod, lastRunAnnotation, r)
 }
 
 // newRunID returns the ID of a run that begins at now: its time, and four

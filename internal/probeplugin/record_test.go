@@ -247,8 +247,8 @@ func TestUndoAWholeRun(t *testing.T) {
 		t.Fatalf("selectRun = %s, %d, %v", run, others, err)
 	}
 	u, out, errOut := newRunner(c, nil)
-	u.change, u.undoCmd = undoRun{run: run, undoneBy: "u1"}, nil
-	u.report.operation = "probes put back"
+	u.change, u.cmdline.run = undoRun{run: run, undoneBy: "u1"}, ""
+	u.report = newTestReporter(out, errOut, "", "probes put back")
 	if err := u.run(context.Background(), tg); err != nil {
 		t.Fatalf("undo: %v\n%s", err, errOut)
 	}

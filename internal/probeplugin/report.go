@@ -13,9 +13,17 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
+	"k8s.io/client-go/kubernetes/scheme"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/util/podutils"
 	"k8s.io/kubectl/pkg/util/term"
-	"sigs.k8s.io/yaml"
+	"k8s.io/utils/ptr"
 )
 
 // reporter is the run's last stage, and prints what the other stages
@@ -24,16 +32,46 @@ import (
 type reporter struct {
 	in          io.Reader
 	out, errOut io.Writer
-	// output is -o: "", "name", "json" or "yaml".
-	output string
+	// changed and unchanged print each Pod's result as it is known, by
+	// name (without -o, or -o name); list, when set instead, prints the
+	// List of every Pod's result at the end (-o json, yaml, jsonpath,
+	// go-template, ...).
+	changed, unchanged, list printers.ResourcePrinter
+	// names is -o name: Pods skipped are said on standard error.
+	names bool
 	// dryRun is "", "client" or "server".
 	dryRun string
-	// operation is what a change did, as printed: "probes set".
-	operation string
 	// yes is --yes: confirm goes on without asking.
 	yes bool
 
 	mu sync.Mutex // serialises writes to out and errOut
+}
+
+// newReporter returns the reporter of a run whose changes do operation
+// ("probes set"), printing as flags say.
+func newReporter(streams genericiooptions.IOStreams, flags *genericclioptions.PrintFlags, dryRun cmdutil.DryRunStrategy, operation string, yes bool) (*reporter, error) {
+	p := &reporter{
+		in: streams.In, out: streams.Out, errOut: streams.ErrOut, yes: yes,
+		dryRun: map[cmdutil.DryRunStrategy]string{cmdutil.DryRunNone: "", cmdutil.DryRunClient: "client", cmdutil.DryRunServer: "server"}[dryRun],
+	}
+	toPrinter := func(operation string) (printers.ResourcePrinter, error) {
+		// A type setter prints for one printer only.
+		flags.WithTypeSetter(scheme.Scheme)
+		flags.NamePrintFlags.Operation = operation
+		return cmdutil.PrintFlagsWithDryRunStrategy(flags, dryRun).ToPrinter()
+	}
+	var err error
+	switch output := ptr.Deref(flags.OutputFormat, ""); output {
+	case "", "name":
+		p.names = output == "name"
+		if p.changed, err = toPrinter(operation); err != nil {
+			return nil, err
+		}
+		p.unchanged, err = toPrinter("unchanged")
+	default:
+		p.list, err = flags.ToPrinter()
+	}
+	return p, err
 }
 
 func (p *reporter) warnf(format string, args ...any) {
@@ -69,13 +107,24 @@ func (p *reporter) target(context, namespace string, t *targets) {
 }
 
 // batches says, before the first change, how many Pods the run changes at
-// once, and why.
-func (p *reporter) batches(l limit) {
+// once, and why; and how many of its Pods are not Ready already, which
+// count against that limit.
+func (p *reporter) batches(l limit, pods []*v1.Pod) {
+	notReady := 0
+	for _, pod := range pods {
+		if !podutils.IsPodReady(pod) {
+			notReady++
+		}
+	}
+	also := ""
+	if notReady > 0 {
+		also = fmt.Sprintf("; not Ready now: %d of the %d Pods, which count against it and change first", notReady, len(pods))
+	}
 	if l.n == 1 {
-		p.warnf("batches: one Pod at a time: %s\n", l.why)
+		p.warnf("batches: one Pod at a time: %s%s\n", l.why, also)
 		return
 	}
-	p.warnf("batches: the first Pod alone, then up to %d at a time: %s\n", l.n, l.why)
+	p.warnf("batches: the first Pod alone, then up to %d at a time: %s%s\n", l.n, l.why, also)
 }
 
 // interruptedBeforeChanges says that an interrupt ended the run before it
@@ -101,10 +150,10 @@ func (p *reporter) undone(pr *podRun) {
 
 // notUndone says why --undo-on-failure left a Pod's change, and the
 // command that puts it back anyway.
-func (p *reporter) notUndone(pr *podRun, why string, undo *undoCommand) {
+func (p *reporter) notUndone(pr *podRun, why string, c *commandLine) {
 	anyway := ""
-	if undo != nil {
-		anyway = "; to put it back anyway: " + undo.forPod(pr.pod.Name)
+	if c.run != "" {
+		anyway = "; to put it back anyway: " + c.undoPod(pr.pod.Name)
 	}
 	p.warnf("pod/%s: not undone: its old liveness probe would restart the container sooner than the new one (%s)%s\n", pr.pod.Name, why, anyway)
 }
@@ -114,39 +163,50 @@ func (p *reporter) undoFailed(pr *podRun, err error) {
 	p.warnf("error: pod/%s: undoing the change: %v\n", pr.pod.Name, err)
 }
 
-// templatesUnchanged reminds that the workloads' templates keep their
-// probes.
-func (p *reporter) templatesUnchanged(workloads []string) {
-	for _, w := range workloads {
-		p.warnf("%s: its Pod template is unchanged; Pods that replace these get the template's probes\n", w)
+// workload says what the Pods that replace the run's get from the
+// template of their workload, and the change of the template that gives
+// them the new probes; and names the Pods that the workload created during
+// the run with the template's probes.
+func (p *reporter) workload(w workloadAfter, c *commandLine) {
+	probes, notNew := fmt.Sprintf("its template's %s probe", joinTypes(w.types)), ", not the new one"
+	if len(w.types) > 1 {
+		probes, notNew = probes+"s", ", not the new ones"
+	}
+	if w.disabled {
+		notNew = ""
+	}
+	switch {
+	case w.patch != "":
+		p.warnf("%s: Pods that replace these get %s%s; to change the template too: %s\n", w.name, probes, notNew, c.patch(w.name, w.patch))
+	case w.why != "":
+		p.warnf("%s: Pods that replace these get %s%s: %s\n", w.name, probes, notNew, w.why)
+	case w.disabled:
+		p.warnf("%s: Pods that replace these get %s\n", w.name, probes)
+	}
+	for _, name := range w.created {
+		p.warnf("%s: pod/%s, created during the run, has %s%s: run the command again to change it too\n", w.name, name, probes, notNew)
 	}
 }
 
-// pod prints a Pod's result as -o asks, as it is known: -o json and yaml
-// print every result at the end instead.
+// pod prints a Pod's result as -o asks, as it is known: -o json, yaml and
+// the templates print every result at the end instead.
 func (p *reporter) pod(pr *podRun) {
-	suffix := ""
-	switch p.dryRun {
-	case "client":
-		suffix = " (dry run)"
-	case "server":
-		suffix = " (server dry run)"
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	name := "pod/" + pr.pod.Name
+	var err error
 	switch {
-	case p.output == "json" || p.output == "yaml":
-	case pr.result == resultSkipped && p.output == "name":
-		fmt.Fprintf(p.errOut, "%s skipped: %s\n", name, pr.reason)
+	case p.list != nil:
+	case pr.result == resultSkipped && p.names:
+		fmt.Fprintf(p.errOut, "pod/%s skipped: %s\n", pr.pod.Name, pr.reason)
 	case pr.result == resultSkipped:
-		fmt.Fprintf(p.out, "%s skipped: %s\n", name, pr.reason)
-	case p.output == "name":
-		fmt.Fprintln(p.out, name)
+		fmt.Fprintf(p.out, "pod/%s skipped: %s\n", pr.pod.Name, pr.reason)
 	case pr.result == resultChanged:
-		fmt.Fprintf(p.out, "%s %s%s\n", name, p.operation, suffix)
+		err = p.changed.PrintObj(pr.pod, p.out)
 	case pr.result == resultUnchanged:
-		fmt.Fprintf(p.out, "%s unchanged%s\n", name, suffix)
+		err = p.unchanged.PrintObj(pr.pod, p.out)
+	}
+	if err != nil {
+		fmt.Fprintf(p.errOut, "error: %v\n", err)
 	}
 }
 
@@ -350,16 +410,16 @@ func (p *reporter) confirm(ctx context.Context, warnings []string) error {
 
 // undoHint prints the command that puts back the change of a Pod that
 // failed.
-func (p *reporter) undoHint(pr *podRun, undo *undoCommand) {
-	if undo != nil {
-		p.warnf("to undo it: %s (or run with --undo-on-failure)\n", undo.forPod(pr.pod.Name))
+func (p *reporter) undoHint(pr *podRun, c *commandLine) {
+	if c.run != "" {
+		p.warnf("to undo it: %s (or run with --undo-on-failure)\n", c.undoPod(pr.pod.Name))
 	}
 }
 
 // finished prints the end of a run that stopped at a Pod that failed, or
 // that an interrupt ended: which Pods were done, failed, put back and not
 // started, and the command that puts back what the run changed.
-func (p *reporter) finished(title string, done, failed, putBack, rest []*podRun, undo *undoCommand) {
+func (p *reporter) finished(title string, done, failed, putBack, rest []*podRun, c *commandLine) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	fmt.Fprintf(p.errOut, "error: %s\ndone (%d): %s\nfailed (%d): %s\n", title, len(done), list(done), len(failed), list(failed))
@@ -368,15 +428,15 @@ func (p *reporter) finished(title string, done, failed, putBack, rest []*podRun,
 	}
 	fmt.Fprintf(p.errOut, "not started, left as they are (%d): %s\n", len(rest), list(rest))
 	changed := slices.DeleteFunc(slices.Concat(done, failed), func(pr *podRun) bool { return !pr.changed() })
-	if undo != nil && len(changed) > 0 {
-		fmt.Fprintf(p.errOut, "to put back the %s that this run changed: %s\n", pods(len(changed)), undo.forRun())
+	if c.run != "" && len(changed) > 0 {
+		fmt.Fprintf(p.errOut, "to put back the %s that this run changed: %s\n", pods(len(changed)), c.undo())
 	}
 }
 
 // interrupted says, when the interrupt comes, what the run does about it,
 // and the command that puts back what it changed, in case the user does
 // not wait.
-func (p *reporter) interrupted(inFlight int, undoing bool, undo *undoCommand) {
+func (p *reporter) interrupted(inFlight int, undoing bool, c *commandLine) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	what, done := fmt.Sprintf("the %d in flight are", inFlight), "proven first"
@@ -391,8 +451,8 @@ func (p *reporter) interrupted(inFlight int, undoing bool, undo *undoCommand) {
 	} else {
 		fmt.Fprintf(p.errOut, "interrupted: no more Pods change, and %s %s; Ctrl-C again quits at once\n", what, done)
 	}
-	if undo != nil {
-		fmt.Fprintf(p.errOut, "to put back what this run changed: %s\n", undo.forRun())
+	if c.run != "" {
+		fmt.Fprintf(p.errOut, "to put back what this run changed: %s\n", c.undo())
 	}
 }
 
@@ -406,33 +466,43 @@ func (p *reporter) undoing(run string, of, others int) {
 	}
 }
 
-// undoCommand is the kubectl probe undo that puts back what a run changed.
-type undoCommand struct {
+// commandLine is what the commands that a run prints carry over from the
+// command line that started it.
+type commandLine struct {
 	// targets are the run's TARGETs, or -l SELECTOR.
 	targets []string
-	// flags choose the cluster and the namespace, and the run: --run ID.
-	flags []string
-	// omitted are the secret flags given to the run, which the command
-	// does not print: --token.
+	// connection are -n NAMESPACE and the connection and identity flags
+	// given: --context, --as, ...
+	connection []string
+	// omitted are the secret flags given to the run, which the commands do
+	// not print: --token.
 	omitted []string
+	// run is the run's ID, for its undo; "" for a run of kubectl probe
+	// undo, which prints none.
+	run string
 }
 
-// forRun returns the command that puts back every Pod of the run.
-func (u *undoCommand) forRun() string {
-	return shellJoin(slices.Concat([]string{"kubectl", "probe", "undo"}, u.targets, u.flags)) + u.secrets()
+// undo returns the command that puts back every Pod of the run.
+func (c *commandLine) undo() string {
+	return shellJoin(slices.Concat([]string{"kubectl", "probe", "undo"}, c.targets, c.connection, []string{"--run", c.run})) + c.secrets()
 }
 
-// forPod returns the command that puts back one Pod of the run.
-func (u *undoCommand) forPod(name string) string {
-	return shellJoin(slices.Concat([]string{"kubectl", "probe", "undo", "pod/" + name}, u.flags)) + u.secrets()
+// undoPod returns the command that puts back one Pod of the run.
+func (c *commandLine) undoPod(name string) string {
+	return shellJoin(slices.Concat([]string{"kubectl", "probe", "undo", "pod/" + name}, c.connection, []string{"--run", c.run})) + c.secrets()
+}
+
+// patch returns the kubectl patch of the object with the JSON patch.
+func (c *commandLine) patch(object, patch string) string {
+	return shellJoin(slices.Concat([]string{"kubectl", "patch", object}, c.connection, []string{"--type=json", "-p", patch})) + c.secrets()
 }
 
 // secrets says, as a comment of the shell, which flags to give again.
-func (u *undoCommand) secrets() string {
-	if len(u.omitted) == 0 {
+func (c *commandLine) secrets() string {
+	if len(c.omitted) == 0 {
 		return ""
 	}
-	return " # give " + strings.Join(u.omitted, " and ") + " again: it is not printed"
+	return " # give " + strings.Join(c.omitted, " and ") + " again: it is not printed"
 }
 
 // shellJoin joins the words of a command as a shell reads them back.
@@ -492,9 +562,10 @@ type resultMeta struct {
 // prints, which are not stored anywhere.
 const resultGroupVersion = "kubectl-probe.x-k8s.io/v1alpha1"
 
-// results prints the List of results for -o json and -o yaml.
+// results prints the List of results for -o json, yaml and the
+// templates.
 func (p *reporter) results(runs []*podRun) {
-	if p.output != "json" && p.output != "yaml" {
+	if p.list == nil {
 		return
 	}
 	results := resultList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}, Items: []podResult{}}
@@ -521,24 +592,27 @@ func (p *reporter) results(runs []*podRun) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := printList(p.out, p.output, results); err != nil {
+	if err := printAs(p.list, p.out, results); err != nil {
 		fmt.Fprintf(p.errOut, "error: %v\n", err)
 	}
 }
 
-// printList prints a List as JSON or YAML, as kubectl prints one.
-func printList(w io.Writer, format string, list any) error {
-	data, err := json.MarshalIndent(list, "", "    ")
+// printAs prints v, a value of kubectl probe's own kinds, which are stored
+// nowhere, with a printer of cli-runtime, as the object that its JSON is.
+func printAs(printer printers.ResourcePrinter, w io.Writer, v any) error {
+	data, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	if format == "yaml" {
-		if data, err = yaml.JSONToYAML(data); err != nil {
-			return err
-		}
-	} else {
-		data = append(data, '\n')
+	obj, err := runtime.Decode(unstructured.UnstructuredJSONScheme, data)
+	if err != nil {
+		return err
 	}
-	_, err = w.Write(data)
-	return err
+	return printer.PrintObj(obj, w)
+}
+
+// waitingForReady says that the run waits for Pods to turn Ready before
+// its next batch, and why.
+func (p *reporter) waitingForReady(why string) {
+	p.warnf("batches: waiting for Pods to turn Ready before the next batch: %s\n", why)
 }

@@ -8,17 +8,23 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/kubectl/pkg/util/podutils"
 )
 
 // rollout is the run's third stage: it changes the Pods of todo as
 // progressive delivery does, the first Pod alone, then in batches that
-// double up to maxInFlight, each started only when every change of the one
-// before it is proven (prove.go): a wrong probe reaches one Pod, and a right
-// one is on every Pod after a few failure windows. It stops after the batch
-// in which a Pod failed. runs are all the Pods of the run, for the end of
-// it.
+// double up to the run's limit, each started only when every change of the
+// one before it is proven (prove.go): a wrong probe reaches one Pod, and a
+// right one is on every Pod after a few failure windows. A change can take
+// a Pod out of readiness, so no batch takes the Ready Pods of the run below
+// its floor, its replicas less the limit, counting the Pods that are not
+// Ready for other reasons: those change first, since changing them takes no
+// Pod out (see nextBatch). It stops after the batch in which a Pod failed.
+// runs are all the Pods of the run, for the end of it.
 //
 // ctx ending is an interrupt (SIGINT, SIGTERM): no Pod changes after it.
 // The changes in flight are proven to the end, or, with --undo-on-failure,
@@ -41,26 +47,35 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 	var inFlight atomic.Int32
 	said := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
-		r.report.interrupted(int(inFlight.Load()), r.undoOnFailure, r.undoCmd)
+		r.report.interrupted(int(inFlight.Load()), r.undoOnFailure, r.cmdline)
 		close(said)
 	})
 	var (
-		failed *podRun
-		next   int
+		failed  *podRun
+		stopped error
+		left    = todo
 	)
-	for _, size := range batchSizes(len(todo), r.maxInFlight) {
-		if ctx.Err() != nil {
+	for size := 1; len(left) > 0 && ctx.Err() == nil; {
+		batch, err := r.nextBatch(ctx, left, size)
+		if err != nil {
+			if ctx.Err() == nil {
+				stopped = err
+			}
 			break
 		}
-		batch := todo[next : next+size]
-		next += size
+		// The first Pod is proven whatever --wait says.
+		wait := r.prove
+		if r.applied != nil && len(left) < len(todo) {
+			wait = r.applied
+		}
+		left = slices.DeleteFunc(slices.Clone(left), func(pr *podRun) bool { return slices.Contains(batch, pr) })
 		var wg sync.WaitGroup
 		for _, pr := range batch {
 			wg.Go(func() {
 				inFlight.Add(1)
 				defer inFlight.Add(-1)
 				if ctx.Err() == nil {
-					r.one(work, proofs, pr)
+					r.one(work, proofs, pr, wait)
 				}
 			})
 		}
@@ -69,13 +84,14 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 			failed = batch[i]
 			break
 		}
+		size = min(2*len(batch), r.limit.n)
 	}
 	// What the run does about an interrupt is said before how it ended.
 	interrupted := !stop()
 	if interrupted {
 		<-said
 	}
-	if failed == nil && !interrupted {
+	if failed == nil && stopped == nil && !interrupted {
 		for _, pr := range runs {
 			if pr.result == resultChanged || pr.result == resultUnchanged {
 				return nil
@@ -92,11 +108,16 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 			failures = append(failures, pr)
 		case pr.interrupted:
 			putBack = append(putBack, pr)
-		case pr.result == "" && interrupted:
-			pr.result, pr.reason = resultSkipped, "not changed: the run was interrupted"
-			rest = append(rest, pr)
 		case pr.result == "":
-			pr.result, pr.reason = resultSkipped, "not changed: the run stopped at pod/"+failed.pod.Name
+			pr.result = resultSkipped
+			switch {
+			case interrupted:
+				pr.reason = "not changed: the run was interrupted"
+			case stopped != nil:
+				pr.reason = "not changed: the run stopped before its batch"
+			default:
+				pr.reason = "not changed: the run stopped at pod/" + failed.pod.Name
+			}
 			rest = append(rest, pr)
 		}
 	}
@@ -107,42 +128,85 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 	case slices.ContainsFunc(todo, (*podRun).changed):
 		status = reportedStatus(exitStopped)
 	}
-	if len(todo) == 1 && !interrupted {
+	if len(todo) == 1 && failed != nil && !interrupted {
 		return status
 	}
 	title := "stopped at the first Pod that failed"
-	if interrupted {
+	switch {
+	case interrupted:
 		title = "interrupted"
+	case stopped != nil:
+		title = stopped.Error()
 	}
-	r.report.finished(title, done, failures, putBack, rest, r.undoCmd)
+	r.report.finished(title, done, failures, putBack, rest, r.cmdline)
 	return status
 }
 
-// batchSizes splits n Pods into batches: the first Pod alone, then batches
-// that double, up to maxInFlight.
-func batchSizes(n, maxInFlight int) []int {
-	var sizes []int
-	for size := 1; n > 0; size = min(2*size, maxInFlight) {
-		size = min(size, n, maxInFlight)
-		sizes = append(sizes, size)
-		n -= size
+// floorPoll is how often nextBatch reads the Pods again while it waits for
+// enough of them to be Ready.
+const floorPoll = 2 * time.Second
+
+// nextBatch returns the next batch, of at most size Pods of left: first the
+// Pods that are not Ready, since changing them takes no Pod out of
+// readiness, then as many Ready ones as keep the run's Ready Pods, counted
+// now (census), at or above the floor, its replicas less its limit. When
+// it may take none, it waits for Pods to turn Ready, reading them every
+// floorPoll, for as long as a run waits for a Pod (--wait-timeout), and
+// then says why the run stops; a run that does not wait stops at once.
+func (r *runner) nextBatch(ctx context.Context, left []*podRun, size int) ([]*podRun, error) {
+	floor := r.replicas - r.limit.n
+	var waitUntil time.Time
+	for {
+		pods, err := r.census(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("stopped before the next batch: cannot count the Ready Pods: %w", err)
+		}
+		ready := map[types.UID]bool{}
+		for _, pod := range pods {
+			if podutils.IsPodReady(pod) {
+				ready[pod.UID] = true
+			}
+		}
+		var batch, readyOnes []*podRun
+		for _, pr := range left {
+			switch {
+			case ready[pr.pod.UID]:
+				readyOnes = append(readyOnes, pr)
+			case len(batch) < size:
+				batch = append(batch, pr)
+			}
+		}
+		batch = append(batch, readyOnes[:min(size-len(batch), max(len(ready)-floor, 0), len(readyOnes))]...)
+		if len(batch) > 0 {
+			return batch, nil
+		}
+		why := fmt.Sprintf("%d of %d Pods Ready, and at least %d must stay Ready (%s)", len(ready), r.replicas, floor, r.limit.why)
+		switch {
+		case r.prove == nil, r.waitTimeout > 0 && !waitUntil.IsZero() && !time.Now().Before(waitUntil):
+			return nil, errors.New("stopped before the next batch: " + why)
+		case waitUntil.IsZero():
+			waitUntil = time.Now().Add(r.waitTimeout)
+			r.report.waitingForReady(why)
+		}
+		select {
+		case <-time.After(floorPoll):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
-	return sizes
 }
 
-// one changes a Pod, and has the change proven: the proof ends with
-// proofs, the requests with ctx. The Pod's result says how it went.
-func (r *runner) one(ctx, proofs context.Context, pr *podRun) {
+// one changes a Pod, and waits on the change with wait, when set: the wait
+// ends with proofs, the requests with ctx. The Pod's result says how it
+// went.
+func (r *runner) one(ctx, proofs context.Context, pr *podRun, wait func(ctx context.Context, before, stored *v1.Pod, container string) (string, error)) {
 	res, err := r.patcher.apply(ctx, pr.pod, r.container, r.change, pr.template, false)
 	if err != nil {
-		c := causeOf(err)
-		if c.skip != "" {
-			pr.result, pr.reason = resultSkipped, c.skip
+		if pr.refuse(err); pr.result == resultSkipped {
 			r.report.pod(pr)
-			return
+		} else {
+			r.report.failed(pr, pr.cause)
 		}
-		pr.result, pr.reason = resultFailed, c.text
-		r.report.failed(pr, c)
 		return
 	}
 	pr.pod, pr.stored = res.read, res.stored
@@ -153,10 +217,10 @@ func (r *runner) one(ctx, proofs context.Context, pr *podRun) {
 	}
 	pr.result = resultChanged
 	r.report.pod(pr)
-	if r.prove == nil {
+	if wait == nil {
 		return
 	}
-	proven, err := r.prove(proofs, res.read, res.stored, pr.container)
+	proven, err := wait(proofs, res.read, res.stored, pr.container)
 	var gone *podGoneError
 	switch {
 	case errors.As(err, &gone):
@@ -187,12 +251,12 @@ func (r *runner) one(ctx, proofs context.Context, pr *podRun) {
 // evil.
 func (r *runner) undo(ctx context.Context, pr *podRun) {
 	if !r.undoOnFailure {
-		r.report.undoHint(pr, r.undoCmd)
+		r.report.undoHint(pr, r.cmdline)
 		return
 	}
 	if why := restartsSooner(probesOf(pr.pod, pr.container)[liveness], probesOf(pr.stored, pr.container)[liveness]); why != "" {
 		pr.reason += "; not undone: the old liveness probe would restart the container sooner"
-		r.report.notUndone(pr, why, r.undoCmd)
+		r.report.notUndone(pr, why, r.cmdline)
 		return
 	}
 	res, err := r.patcher.apply(ctx, pr.stored, pr.container, undoChange{original: pr.pod, changed: pr.stored}, nil, false)

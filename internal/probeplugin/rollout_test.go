@@ -1,6 +1,7 @@
 package probeplugin
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,35 +10,13 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
-
-// The first Pod goes alone, then batches that double, up to
-// --max-in-flight.
-func TestBatchSizes(t *testing.T) {
-	for _, tc := range []struct {
-		pods, maxInFlight int
-		want              []int
-	}{
-		{1, 10, []int{1}},
-		{3, 10, []int{1, 2}},
-		{20, 10, []int{1, 2, 4, 8, 5}},
-		{50, 10, []int{1, 2, 4, 8, 10, 10, 10, 5}},
-		{50, 50, []int{1, 2, 4, 8, 16, 19}},
-		{4, 1, []int{1, 1, 1, 1}},
-		{7, 3, []int{1, 2, 3, 1}},
-		// A 12-replica Deployment with maxUnavailable 25%.
-		{12, 3, []int{1, 2, 3, 3, 3}},
-	} {
-		if got := batchSizes(tc.pods, tc.maxInFlight); !slices.Equal(got, tc.want) {
-			t.Errorf("batchSizes(%d, %d) = %v, want %v", tc.pods, tc.maxInFlight, got, tc.want)
-		}
-	}
-}
 
 // provings stands in for the prove stage: each proof waits until the test
 // decides it, and the test sees which Pods are being proven.
@@ -78,19 +57,26 @@ func (p *provings) inFlight() []string {
 	}
 }
 
+// startRollout starts a run of relax on Pods of the names, maxInFlight at a
+// time, whose proofs p decides; its error comes on errc.
+func startRollout(ctx context.Context, names []string, maxInFlight int) (c *cluster, r *runner, errOut *bytes.Buffer, p *provings, errc chan error) {
+	c = newCluster(namedPods(names...)...)
+	r, _, errOut = newRunner(c, relax)
+	r.limit.n = maxInFlight
+	p = newProvings(names...)
+	r.prove = p.prove
+	errc = make(chan error)
+	go func() { errc <- r.run(ctx, &targets{pods: namedPods(names...)}) }()
+	return c, r, errOut, p, errc
+}
+
 // A rollout changes the first Pod alone, then batches that double up to
 // --max-in-flight, and starts each batch only when every Pod of the one
 // before it is proven.
 func TestRolloutInBatches(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		names := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
-		c := newCluster(namedPods(names...)...)
-		r, _, errOut := newRunner(c, relax)
-		r.maxInFlight = 4
-		p := newProvings(names...)
-		r.prove = p.prove
-		errc := make(chan error)
-		go func() { errc <- r.run(context.Background(), &targets{pods: namedPods(names...)}) }()
+		c, _, errOut, p, errc := startRollout(context.Background(), names, 4)
 		for _, batch := range [][]string{{"a"}, {"b", "c"}, {"d", "e", "f", "g"}, {"h"}} {
 			if got := p.inFlight(); !slices.Equal(got, batch) {
 				t.Fatalf("in flight %v, want the batch %v", got, batch)
@@ -120,13 +106,7 @@ func sortedCopy(s []string) []string {
 func TestRolloutStopsAfterTheBatch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		names := []string{"a", "b", "c", "d", "e", "f", "g"}
-		c := newCluster(namedPods(names...)...)
-		r, _, errOut := newRunner(c, relax)
-		r.maxInFlight = 4
-		p := newProvings(names...)
-		r.prove = p.prove
-		errc := make(chan error)
-		go func() { errc <- r.run(context.Background(), &targets{pods: namedPods(names...)}) }()
+		c, r, errOut, p, errc := startRollout(context.Background(), names, 4)
 		p.inFlight()
 		p.results["a"] <- nil
 		if got := p.inFlight(); !slices.Equal(got, []string{"b", "c"}) {
@@ -185,14 +165,8 @@ func (p *provings) proveUntilInterrupted(ctx context.Context, before, stored *v1
 func TestRolloutInterrupted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		names := []string{"a", "b", "c", "d", "e", "f", "g"}
-		c := newCluster(namedPods(names...)...)
-		r, _, errOut := newRunner(c, relax)
-		r.maxInFlight = 4
-		p := newProvings(names...)
-		r.prove = p.prove
 		ctx, interrupt := context.WithCancel(context.Background())
-		errc := make(chan error)
-		go func() { errc <- r.run(ctx, &targets{pods: namedPods(names...)}) }()
+		c, _, errOut, p, errc := startRollout(ctx, names, 4)
 		p.inFlight()
 		p.results["a"] <- nil
 		p.inFlight()
@@ -229,7 +203,7 @@ func TestRolloutInterruptedUndo(t *testing.T) {
 		names := []string{"a", "b", "c", "d"}
 		c := newCluster(namedPods(names...)...)
 		r, _, errOut := newRunner(c, setChange{types: []probeType{liveness}, settings: settings{failureThreshold: ptr.To[int32](1)}})
-		r.maxInFlight, r.undoOnFailure = 4, true
+		r.limit.n, r.undoOnFailure = 4, true
 		p := newProvings(names...)
 		r.prove = p.proveUntilInterrupted
 		ctx, interrupt := context.WithCancel(context.Background())
@@ -303,7 +277,7 @@ func TestPrecheckConcurrency(t *testing.T) {
 		}
 		c := newCluster(namedPods(names...)...)
 		r, _, _ := newRunner(c, moveReadiness)
-		r.maxInFlight = 500
+		r.limit.n = 500
 		var (
 			mu        sync.Mutex
 			now, most int
@@ -382,5 +356,146 @@ func TestRunExitStatus(t *testing.T) {
 	}
 	if got := exitStatus(r.run(ctx, &targets{pods: namedPods("a", "b")})); got != 3 {
 		t.Errorf("interrupted: exit status %d, want 3", got)
+	}
+}
+
+// readyPods returns Pods like namedPods, Ready but for those named in
+// notReady.
+func readyPods(names []string, notReady ...string) []*v1.Pod {
+	pods := namedPods(names...)
+	for _, p := range pods {
+		status := v1.ConditionTrue
+		if slices.Contains(notReady, p.Name) {
+			status = v1.ConditionFalse
+		}
+		p.Status.Conditions = []v1.PodCondition{{Type: v1.PodReady, Status: status}}
+	}
+	return pods
+}
+
+// Pods that are not Ready count against the limit: no batch takes the Ready
+// Pods below the floor, the 6 replicas less the limit of 3. Those not Ready
+// change first, as changing them takes no Pod out of readiness: here b and
+// e, which stay not Ready, so that after them one Ready Pod at a time may
+// go.
+func TestRolloutKeepsTheFloor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		names := []string{"a", "b", "c", "d", "e", "f"}
+		pods := readyPods(names, "b", "e")
+		c := newCluster(pods...)
+		r, _, errOut := newRunner(c, relax)
+		r.limit = limit{n: 3, why: "maxUnavailable 50% of deployment.apps/web's 6 replicas"}
+		p := newProvings(names...)
+		r.prove = p.prove
+		errc := make(chan error)
+		go func() { errc <- r.run(context.Background(), &targets{pods: pods, replicas: 6}) }()
+		for _, batch := range [][]string{{"b"}, {"a", "e"}, {"c"}, {"d"}, {"f"}} {
+			if got := p.inFlight(); !slices.Equal(got, batch) {
+				t.Fatalf("in flight %v, want the batch %v", got, batch)
+			}
+			for _, n := range batch {
+				p.results[n] <- nil
+			}
+		}
+		if err := <-errc; err != nil {
+			t.Fatalf("run: %v\n%s", err, errOut)
+		}
+	})
+}
+
+// When no Pod may go without taking the Ready Pods below the floor, the run
+// waits for Pods to turn Ready, for as long as it waits for a Pod, and then
+// stops. Here the Deployment asks for 4 replicas, the limit is 1, and its
+// Pod x, which the run does not change, is not Ready: the 3 Ready Pods are
+// the floor.
+func TestRolloutWaitsForTheFloor(t *testing.T) {
+	for _, turnsReady := range []bool{true, false} {
+		t.Run(fmt.Sprintf("x turns Ready: %v", turnsReady), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				names := []string{"a", "b", "c"}
+				pods := readyPods(names)
+				c := newCluster(append(readyPods([]string{"x"}, "x"), pods...)...)
+				r, _, errOut := newRunner(c, relax)
+				r.limit = limit{n: 1, why: "maxUnavailable 25% of deployment.apps/web's 4 replicas"}
+				r.waitTimeout = time.Minute
+				p := newProvings(names...)
+				r.prove = p.prove
+				errc := make(chan error)
+				start := time.Now()
+				go func() { errc <- r.run(context.Background(), &targets{pods: pods, replicas: 4}) }()
+				synctest.Wait()
+				if _, patches := c.sent(); len(patches) > 0 {
+					t.Fatalf("patched %v below the floor", patches)
+				}
+				waiting := "batches: waiting for Pods to turn Ready before the next batch: 3 of 4 Pods Ready, and at least 3 must stay Ready (maxUnavailable 25% of deployment.apps/web's 4 replicas)\n"
+				if !turnsReady {
+					err := <-errc
+					if got := exitStatus(err); got != 1 {
+						t.Errorf("exit status %d (%v), want 1: no Pod changed", got, err)
+					}
+					if waited := time.Since(start); waited != time.Minute {
+						t.Errorf("stopped after %s, want after --wait-timeout, 1m", waited)
+					}
+					if want := waiting + "error: stopped before the next batch: 3 of 4 Pods Ready, and at least 3 must stay Ready"; !strings.Contains(errOut.String(), want) {
+						t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+					}
+					if _, patches := c.sent(); len(patches) > 0 {
+						t.Errorf("patched %v below the floor", patches)
+					}
+					return
+				}
+				// x turns Ready between two reads of the Pods, every
+				// floorPoll: the next one takes a.
+				time.Sleep(9 * time.Second)
+				x := readyPods([]string{"x"})[0]
+				if _, err := c.CoreV1().Pods("ns").UpdateStatus(context.Background(), x, metav1.UpdateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(floorPoll)
+				for _, batch := range [][]string{{"a"}, {"b"}, {"c"}} {
+					if got := p.inFlight(); !slices.Equal(got, batch) {
+						t.Fatalf("in flight %v, want the batch %v", got, batch)
+					}
+					p.results[batch[0]] <- nil
+				}
+				if err := <-errc; err != nil {
+					t.Fatalf("run: %v\n%s", err, errOut)
+				}
+				if strings.Count(errOut.String(), waiting) != 1 {
+					t.Errorf("printed\n%s\nwant once in it\n%s", errOut, waiting)
+				}
+			})
+		})
+	}
+}
+
+// With --wait=applied, the first Pod is proven, and each Pod after it is
+// waited on only until its kubelet applied the change.
+func TestRolloutWaitApplied(t *testing.T) {
+	names := []string{"a", "b", "c"}
+	c := newCluster(namedPods(names...)...)
+	r, _, errOut := newRunner(c, relax)
+	r.limit.n = 2
+	var (
+		mu             sync.Mutex
+		proven, waited []string
+	)
+	r.prove = func(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		proven = append(proven, stored.Name)
+		return "proven", nil
+	}
+	r.applied = func(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		waited = append(waited, stored.Name)
+		return "applied", nil
+	}
+	if err := r.run(context.Background(), &targets{pods: namedPods(names...)}); err != nil {
+		t.Fatalf("run: %v\n%s", err, errOut)
+	}
+	if !slices.Equal(proven, []string{"a"}) || !slices.Equal(sortedCopy(waited), []string{"b", "c"}) {
+		t.Errorf("proven %v, waited on until applied %v; want a proven, b and c applied", proven, waited)
 	}
 }

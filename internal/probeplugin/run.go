@@ -1,8 +1,10 @@
 package probeplugin
 
 import (
+	"cmp"
 	"context"
 	"slices"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 )
@@ -17,6 +19,9 @@ import (
 //	change     rollout.go   runner.rollout: the Pods changed, each change confirmed before the next
 //	prove      prove.go     prover.prove: a change proven on its Pod
 //	report     report.go    reporter: what the run did
+//
+// and, once it ended, runner.afterRun (workloads.go) looks at the workloads
+// of the Pods it changed again.
 
 // result is what a run did to a Pod.
 type result string
@@ -58,6 +63,18 @@ func (pr *podRun) changed() bool {
 	return pr.result == resultChanged || pr.stored != nil && pr.result != resultUnchanged && !pr.undone && !pr.gone
 }
 
+// refuse sets the result of a Pod that cannot take the change, from the
+// error's cause: skipped when the Pod has left or is leaving, failed
+// otherwise.
+func (pr *podRun) refuse(err error) {
+	pr.cause = causeOf(err)
+	if pr.cause.skip != "" {
+		pr.result, pr.reason = resultSkipped, pr.cause.skip
+		return
+	}
+	pr.result, pr.reason = resultFailed, pr.cause.text
+}
+
 // runner carries out a change (set, disable, restore) on the target Pods.
 type runner struct {
 	patcher   *patcher
@@ -66,15 +83,29 @@ type runner struct {
 	// templates, when set, finds the templates that restore compares with.
 	templates *templates
 	// dryRun is "", "client" or "server".
-	dryRun      string
-	maxInFlight int
-	// prove, when set, proves each change (--wait): prover.prove.
-	prove         func(ctx context.Context, before, stored *v1.Pod, container string) (string, error)
+	dryRun string
+	// limit is the most Pods that the run takes out of readiness at once,
+	// its largest batch; replicas, less the limit, is the fewest Ready Pods
+	// it leaves (see nextBatch).
+	limit    limit
+	replicas int
+	// census reads the Pods of the run as they are now, to count the Ready
+	// ones before each batch.
+	census func(ctx context.Context) ([]*v1.Pod, error)
+	// prove, when set, proves each change (--wait=proven, and the first
+	// Pod of --wait=applied): prover.prove. applied, when set, waits on the
+	// changes after the first only until the kubelet applied them
+	// (--wait=applied): prover.applied.
+	prove, applied func(ctx context.Context, before, stored *v1.Pod, container string) (string, error)
+	// waitTimeout is how long the run waits for a Pod: --wait-timeout.
+	waitTimeout   time.Duration
 	prober        prober // nil with --skip-check
 	undoOnFailure bool
-	// undo is the command that puts back what the run changed; none for a
-	// run of kubectl probe undo.
-	undoCmd *undoCommand
+	// owners walks from the Pods that the run changed to their workloads,
+	// which the run looks at again when it ends (afterRun).
+	owners *owners
+	// cmdline is what the commands that the run prints carry over.
+	cmdline *commandLine
 	report  *reporter
 
 	// runs are the Pods of the last run.
@@ -99,6 +130,7 @@ func (r *runner) run(ctx context.Context, t *targets) error {
 		active = append(active, pr)
 	}
 	r.runs = runs
+	r.replicas = cmp.Or(t.replicas, len(t.pods))
 	defer func() { r.report.results(runs) }()
 	for _, pr := range runs {
 		if pr.result == resultSkipped {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -22,8 +23,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/utils/ptr"
 )
 
@@ -94,6 +98,19 @@ func newCluster(pods ...*v1.Pod) *cluster {
 	return c
 }
 
+// pods lists the Pods as they are now: a census of a run's Pods.
+func (c *cluster) pods(ctx context.Context) ([]*v1.Pod, error) {
+	list, err := c.CoreV1().Pods("ns").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var pods []*v1.Pod
+	for i := range list.Items {
+		pods = append(pods, &list.Items[i])
+	}
+	return pods, nil
+}
+
 func (c *cluster) sent() (dryRuns, patches []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -121,13 +138,26 @@ var testRunTime = time.Date(2026, 12, 4, 10, 15, 2, 0, time.UTC)
 func newRunner(c *cluster, ch change) (*runner, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
 	return &runner{
-		patcher:     &patcher{client: c, fieldManager: "kubectl-probe"},
-		change:      recorded{change: ch, run: testRun, time: testRunTime},
-		maxInFlight: 1,
-		prober:      fakeProber{},
-		undoCmd:     &undoCommand{targets: []string{"deployment/web"}, flags: []string{"-n", "ns", "--run", testRun}},
-		report:      &reporter{operation: "probes set", in: strings.NewReader(""), out: &out, errOut: &errOut},
+		patcher: &patcher{client: c, fieldManager: "kubectl-probe"},
+		change:  recorded{change: ch, run: testRun, time: testRunTime},
+		limit:   limit{n: 1},
+		census:  c.pods,
+		prober:  fakeProber{},
+		cmdline: &commandLine{targets: []string{"deployment/web"}, connection: []string{"-n", "ns"}, run: testRun},
+		report:  newTestReporter(&out, &errOut, "", "probes set"),
 	}, &out, &errOut
+}
+
+// newTestReporter returns the reporter of a run whose changes do
+// operation, with -o output.
+func newTestReporter(out, errOut io.Writer, output, operation string) *reporter {
+	flags := genericclioptions.NewPrintFlags(operation)
+	flags.OutputFormat = &output
+	r, err := newReporter(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut}, flags, cmdutil.DryRunNone, operation, false)
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
 
 var relax = setChange{types: []probeType{liveness}, settings: settings{timeoutSeconds: ptr.To[int32](10)}}
@@ -188,7 +218,7 @@ func TestPrecheckRefusesBeforeAnyChange(t *testing.T) {
 		return nil
 	}
 	r, out, errOut := newRunner(c, relax)
-	r.report.output = "json"
+	r.report = newTestReporter(out, errOut, "json", "probes set")
 	err := r.run(context.Background(), &targets{pods: pods})
 	if !errors.Is(err, errReported) {
 		t.Errorf("err = %v, want it reported", err)

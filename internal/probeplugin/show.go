@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +18,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/kubectl/pkg/cmd/get"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 )
 
@@ -130,18 +133,16 @@ func describePod(pod *v1.Pod, container string, template *podTemplate, events []
 	return r, nil
 }
 
-// printTable prints one line for each container; wide prints each probe's
-// timing and thresholds too.
+// printTable prints one line for each container, as a table of kubectl's;
+// wide prints each probe's timing and thresholds too.
 func printTable(w io.Writer, reports []*podProbes, wide bool, now time.Time) error {
-	tw := printers.GetNewTabWriter(w)
-	fmt.Fprintln(tw, "POD\tCONTAINER\tREADY\tRESTARTS\tLIVENESS\tREADINESS\tSTARTUP\tTEMPLATE\tGENERATION\tLAST PROBE EVENT")
+	table := &metav1.Table{}
+	for _, name := range []string{"Pod", "Container", "Ready", "Restarts", "Liveness", "Readiness", "Startup", "Template", "Generation", "Last Probe Event"} {
+		table.ColumnDefinitions = append(table.ColumnDefinitions, metav1.TableColumnDefinition{Name: name, Type: "string"})
+	}
 	for _, r := range reports {
 		for _, c := range r.Containers {
-			ready := "false"
-			if c.Ready {
-				ready = "true"
-			}
-			cells := []string{r.Metadata.Name, c.Name, ready, fmt.Sprint(c.RestartCount)}
+			cells := []any{r.Metadata.Name, c.Name, fmt.Sprint(c.Ready), c.RestartCount}
 			var differs []string
 			template := "-"
 			for _, p := range c.Probes {
@@ -170,10 +171,10 @@ func printTable(w io.Writer, reports []*podProbes, wide bool, now time.Time) err
 				event = fmt.Sprintf("%s ago %s: %s", duration.HumanDuration(now.Sub(e.Time.Time)), e.Reason, firstLine(e.Message, 80))
 			}
 			cells = append(cells, template, fmt.Sprintf("%d/%d", r.Metadata.Generation, r.ObservedGeneration), event)
-			fmt.Fprintln(tw, strings.Join(cells, "\t"))
+			table.Rows = append(table.Rows, metav1.TableRow{Cells: cells})
 		}
 	}
-	return tw.Flush()
+	return printers.NewTablePrinter(printers.PrintOptions{Wide: wide}).PrintObj(table, w)
 }
 
 // probeEvents lists the events about Pods in the namespaces of pods.
@@ -196,13 +197,42 @@ func probeEvents(ctx context.Context, client kubernetes.Interface, pods []*v1.Po
 	return events, nil
 }
 
-func newCmdShow(f cmdutil.Factory, configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	var (
-		targetFlags targetFlags
-		output      string
-	)
+// showOptions are the options of kubectl probe show.
+type showOptions struct {
+	genericiooptions.IOStreams
+	// PrintFlags and customColumns print -o json, yaml, name, the
+	// templates and custom-columns; without -o, or with -o wide, show
+	// prints its table.
+	PrintFlags    *genericclioptions.PrintFlags
+	customColumns *get.CustomColumnsPrintFlags
+	output        string
+	targetFlags
+
+	// Set by Complete.
+	args []string
+	clients
+	// printer prints -o's format; nil for the table.
+	printer printers.ResourcePrinter
+}
+
+func newShowOptions(streams genericiooptions.IOStreams) *showOptions {
+	o := &showOptions{IOStreams: streams, PrintFlags: genericclioptions.NewPrintFlags("").WithTypeSetter(scheme.Scheme), customColumns: get.NewCustomColumnsPrintFlags()}
+	// -o is show's own, which knows the table and custom-columns too.
+	o.PrintFlags.OutputFormat = nil
+	return o
+}
+
+// formats are the output formats of show.
+func (o *showOptions) formats() []string {
+	formats := slices.Concat([]string{"wide"}, o.PrintFlags.AllowedFormats(), o.customColumns.AllowedFormats())
+	slices.Sort(formats)
+	return formats
+}
+
+func newCmdShow(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := newShowOptions(streams)
 	cmd := &cobra.Command{
-		Use:   "show (TARGET... | -l SELECTOR) [-c CONTAINER] [-o wide|yaml|json]",
+		Use:   "show (TARGET... | -l SELECTOR) [-c CONTAINER] [-o FORMAT]",
 		Short: "Show the probes and state of running Pods' containers",
 		Long: `Show the probes and state of running Pods' containers, one line for each
 container (regular containers and sidecars): whether it is Ready, its
@@ -216,59 +246,107 @@ A probe that kubectl probe disable removed shows as <disabled>. TEMPLATE is
 template: the template of its ReplicaSet, or of the revision of its
 StatefulSet or DaemonSet that created it (its label
 controller-revision-hash), or of its Job. -o wide shows each probe's timing
-and thresholds; -o yaml and -o json a List with all of it.`,
+and thresholds; -o json, yaml, jsonpath, go-template and custom-columns a
+List of PodProbes, one for each Pod, with all of it; -o name the Pods,
+pod/NAME, for other kubectl commands.`,
 		Example: `  # The probes of the Pods of a Deployment
   kubectl probe show deployment/controller
 
   # The probes of the container app of the Pod api, as YAML
-  kubectl probe show api -c app -o yaml`,
+  kubectl probe show api -c app -o yaml
+
+  # The Pods of a Deployment whose probes differ from its template
+  kubectl probe show deployment/web -o jsonpath='{range .items[?(@.containers[*].probes[*].template=="differs")]}{.metadata.name}{"\n"}{end}'
+
+  # Each Pod's liveness probe's failureThreshold
+  kubectl probe show -l app=web -c app -o custom-columns=POD:.metadata.name,FAILURES:.containers[0].probes[0].probe.failureThreshold`,
 		ValidArgsFunction: targetCompletion(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "" && output != "wide" && output != "yaml" && output != "json" {
-				return fmt.Errorf("-o %s: must be wide, yaml or json, or left out for a table", output)
-			}
-			ctx := cmd.Context()
-			client, _, namespace, err := clients(f)
-			if err != nil {
-				return err
-			}
-			t, err := resolveTargets(ctx, configFlags, client, namespace, args, targetFlags.selector)
-			if err != nil {
-				return err
-			}
-			pods := t.pods
-			for _, s := range t.skipped {
-				pods = append(pods, s.pod)
-			}
-			events, err := probeEvents(ctx, client, pods)
-			if err != nil {
-				fmt.Fprintf(streams.ErrOut, "warning: cannot read the Pods' events: %v\n", err)
-			}
-			tmpl := newTemplates(client)
-			var reports []*podProbes
-			for _, pod := range pods {
-				template, err := tmpl.of(ctx, pod)
-				if err != nil {
-					fmt.Fprintf(streams.ErrOut, "warning: pod/%s: cannot compare with the template it was created from: %v\n", pod.Name, err)
-				}
-				r, err := describePod(pod, targetFlags.container, template, events)
-				if err != nil {
-					return fmt.Errorf("pod/%s: %w", pod.Name, err)
-				}
-				reports = append(reports, r)
-			}
-			switch output {
-			case "yaml", "json":
-				list := struct {
-					metav1.TypeMeta `json:",inline"`
-					Items           []*podProbes `json:"items"`
-				}{metav1.TypeMeta{APIVersion: "v1", Kind: "List"}, reports}
-				return printList(streams.Out, output, list)
-			}
-			return printTable(streams.Out, reports, output == "wide", time.Now())
-		},
+		RunE:              runE(f, o),
 	}
-	targetFlags.add(cmd, "Show only this container.")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format: wide, yaml or json; a table without it.")
+	o.targetFlags.add(cmd, "Show only this container.")
+	o.PrintFlags.AddFlags(cmd)
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", fmt.Sprintf("Output format: a table without it, or one of (%s).", strings.Join(o.formats(), ", ")))
 	return cmd
+}
+
+// Complete chooses the printer of -o, and makes the clients.
+func (o *showOptions) Complete(f cmdutil.Factory, _ *cobra.Command, args []string) error {
+	o.args = args
+	if err := o.toPrinter(); err != nil {
+		return err
+	}
+	return o.clients.complete(f)
+}
+
+// toPrinter chooses the printer of -o: none for the table.
+func (o *showOptions) toPrinter() error {
+	if o.output == "" || o.output == "wide" {
+		return nil
+	}
+	if o.PrintFlags.TemplatePrinterFlags.TemplateArgument != nil {
+		o.customColumns.TemplateArgument = *o.PrintFlags.TemplatePrinterFlags.TemplateArgument
+	}
+	var err error
+	o.printer, err = o.customColumns.ToPrinter(o.output)
+	if genericclioptions.IsNoCompatiblePrinterError(err) {
+		o.PrintFlags.OutputFormat = &o.output
+		o.printer, err = o.PrintFlags.ToPrinter()
+	}
+	if genericclioptions.IsNoCompatiblePrinterError(err) {
+		return fmt.Errorf("-o %s: give one of %s, or leave it out for a table", o.output, strings.Join(o.formats(), ", "))
+	}
+	return err
+}
+
+// Validate checks that the TARGETs or -l choose the Pods.
+func (o *showOptions) Validate() error {
+	return o.targetFlags.validate(o.args)
+}
+
+// Run shows the Pods' probes.
+func (o *showOptions) Run(ctx context.Context) error {
+	t, err := resolveTargets(ctx, o.getter, o.client, o.owners, o.namespace, o.args, o.selector)
+	if err != nil {
+		return err
+	}
+	pods := t.pods
+	for _, s := range t.skipped {
+		pods = append(pods, s.pod)
+	}
+	if o.output == "name" {
+		for _, pod := range pods {
+			if err := o.printer.PrintObj(pod, o.Out); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	events, err := probeEvents(ctx, o.client, pods)
+	if err != nil {
+		fmt.Fprintf(o.ErrOut, "warning: cannot read the Pods' events: %v\n", err)
+	}
+	tmpl := newTemplates(o.client)
+	var reports []*podProbes
+	for _, pod := range pods {
+		template, err := tmpl.of(ctx, pod)
+		if err != nil {
+			fmt.Fprintf(o.ErrOut, "warning: pod/%s: cannot compare with the template it was created from: %v\n", pod.Name, err)
+		}
+		r, err := describePod(pod, o.container, template, events)
+		if err != nil {
+			return fmt.Errorf("pod/%s: %w", pod.Name, err)
+		}
+		reports = append(reports, r)
+	}
+	if o.printer == nil {
+		return printTable(o.Out, reports, o.output == "wide", time.Now())
+	}
+	return printAs(o.printer, o.Out, probesList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}, Items: reports})
+}
+
+// probesList is what show prints with -o json, yaml, the templates and
+// custom-columns: a List of PodProbes.
+type probesList struct {
+	metav1.TypeMeta `json:",inline"`
+	Items           []*podProbes `json:"items"`
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/utils/ptr"
 )
 
@@ -79,21 +80,67 @@ web       app         false   0          http-get http://:8080/healthz   http-ge
 		t.Errorf("-o wide does not show the probe's timing:\n%s", out.String())
 	}
 
-	out.Reset()
-	if err := printList(&out, "yaml", struct {
-		metav1.TypeMeta `json:",inline"`
-		Items           []*podProbes `json:"items"`
-	}{metav1.TypeMeta{APIVersion: "v1", Kind: "List"}, reports[:1]}); err != nil {
+	list := probesList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}, Items: reports[:2]}
+	for _, tc := range []struct {
+		output string
+		want   []string
+	}{{
+		output: "yaml",
+		want: []string{
+			"apiVersion: v1\nitems:\n- apiVersion: kubectl-probe.x-k8s.io/v1alpha1\n  containers:",
+			"  kind: PodProbes\n  metadata:\n    generation: 3\n    name: web-1-a\n",
+			"  observedGeneration: 2\n  template: replicaset.apps/web-1\n",
+			"  - lastProbeEvent:\n      message: Liveness probe updated for container \"app\"\n      reason: ContainerProbeChanged\n",
+			"kind: List\n",
+		},
+	}, {
+		output: "json",
+		want:   []string{`"kind": "List"`, `"name": "web-1-b"`, `"template": "differs"`},
+	}, {
+		output: `jsonpath={range .items[*]}{.metadata.name} {.containers[1].probes[0].template}{"\n"}{end}`,
+		want:   []string{"web-1-a differs\nweb-1-b differs\n"},
+	}, {
+		output: "custom-columns=POD:.metadata.name,TIMEOUT:.containers[1].probes[0].probe.timeoutSeconds",
+		want:   []string{"POD       TIMEOUT\nweb-1-a   10\nweb-1-b   <none>\n"},
+	}, {
+		output: "go-template={{range .items}}{{.metadata.name}},{{end}}",
+		want:   []string{"web-1-a,web-1-b,"},
+	}} {
+		t.Run(tc.output, func(t *testing.T) {
+			o := newShowOptions(genericiooptions.NewTestIOStreamsDiscard())
+			o.output = tc.output
+			if err := o.toPrinter(); err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			if err := printAs(o.printer, &out, list); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("-o %s lacks %q:\n%s", tc.output, want, out.String())
+				}
+			}
+		})
+	}
+}
+
+// show -o name prints the Pods, for other kubectl commands; a format that
+// show does not know is refused, and the formats it knows are named.
+func TestShowOutputFormats(t *testing.T) {
+	o := newShowOptions(genericiooptions.NewTestIOStreamsDiscard())
+	o.output = "name"
+	if err := o.toPrinter(); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{
-		"apiVersion: v1\nitems:\n- apiVersion: kubectl-probe.x-k8s.io/v1alpha1\n  containers:",
-		"  kind: PodProbes\n  metadata:\n    generation: 3\n    name: web-1-a\n",
-		"  observedGeneration: 2\n  template: replicaset.apps/web-1\nkind: List\n",
-		"  - lastProbeEvent:\n      message: Liveness probe updated for container \"app\"\n      reason: ContainerProbeChanged\n",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("-o yaml lacks %q:\n%s", want, out.String())
-		}
+	var out bytes.Buffer
+	if err := o.printer.PrintObj(webPod(), &out); err != nil || out.String() != "pod/web\n" {
+		t.Errorf("-o name printed %q, %v; want pod/web", out.String(), err)
+	}
+	o = newShowOptions(genericiooptions.NewTestIOStreamsDiscard())
+	o.output = "table"
+	want := "-o table: give one of custom-columns, custom-columns-file, go-template, go-template-file, json, jsonpath, jsonpath-as-json, jsonpath-file, kyaml, name, template, templatefile, wide, yaml, or leave it out for a table"
+	if err := o.toPrinter(); err == nil || err.Error() != want {
+		t.Errorf("-o table: %v, want %q", err, want)
 	}
 }

@@ -3,7 +3,6 @@ package probeplugin
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,41 +10,43 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/kubectl/pkg/polymorphichelpers"
 )
 
-// workloadKind is a kind of workload whose Pods kubectl probe works on.
+// workloadKind is a built-in kind of workload, whose Pods' templates
+// kubectl probe knows how to find. Any other kind of object that controls
+// Pods through owner references is a workload too (see owners), without
+// that knowledge; workloadLimit knows the built-in kinds' limits.
 type workloadKind struct {
 	// arg is how a TARGET names it: deployment/NAME.
 	arg string
-	// podOwners returns the UIDs of the objects that control the workload's
-	// Pods: the workload itself, or a Deployment's ReplicaSets.
-	podOwners func(ctx context.Context, client kubernetes.Interface, obj metav1.Object) ([]types.UID, error)
 	// template returns the Pod template of the revision that a Pod it
 	// controls was created from, and that revision's name; nil for a kind
 	// that controls no Pods itself (a Deployment does through ReplicaSets).
 	template func(ctx context.Context, client kubernetes.Interface, pod *v1.Pod, owner metav1.OwnerReference) (*v1.PodTemplateSpec, string, error)
 }
 
-// workloadKinds are the kinds of workload that a TARGET may name, and the
-// kinds of controller whose template a Pod's probes are compared with.
+// workloadKinds are the built-in kinds of workload, which shell completion
+// offers, and the kinds of controller whose template a Pod's probes are
+// compared with.
 var workloadKinds = map[schema.GroupKind]workloadKind{
-	{Group: "apps", Kind: "Deployment"}:  {arg: "deployment", podOwners: deploymentReplicaSets},
-	{Group: "apps", Kind: "ReplicaSet"}:  {arg: "replicaset", podOwners: itself, template: replicaSetTemplate},
-	{Group: "apps", Kind: "StatefulSet"}: {arg: "statefulset", podOwners: itself, template: revisionTemplate},
-	{Group: "apps", Kind: "DaemonSet"}:   {arg: "daemonset", podOwners: itself, template: revisionTemplate},
-	{Group: "batch", Kind: "Job"}:        {arg: "job", podOwners: itself, template: jobTemplate},
+	{Group: "apps", Kind: "Deployment"}:  {arg: "deployment"},
+	{Group: "apps", Kind: "ReplicaSet"}:  {arg: "replicaset", template: replicaSetTemplate},
+	{Group: "apps", Kind: "StatefulSet"}: {arg: "statefulset", template: revisionTemplate},
+	{Group: "apps", Kind: "DaemonSet"}:   {arg: "daemonset", template: revisionTemplate},
+	{Group: "batch", Kind: "Job"}:        {arg: "job", template: jobTemplate},
 }
 
-// workloadArgs lists how TARGETs name workloads: deployment/NAME, ...
+// workloadArgs lists how TARGETs name the built-in workloads:
+// deployment/NAME, ...
 func workloadArgs() []string {
 	var args []string
 	for _, k := range workloadKinds {
@@ -53,29 +54,6 @@ func workloadArgs() []string {
 	}
 	slices.Sort(args)
 	return args
-}
-
-func itself(_ context.Context, _ kubernetes.Interface, obj metav1.Object) ([]types.UID, error) {
-	return []types.UID{obj.GetUID()}, nil
-}
-
-// deploymentReplicaSets returns the UIDs of the Deployment's ReplicaSets.
-func deploymentReplicaSets(ctx context.Context, client kubernetes.Interface, obj metav1.Object) ([]types.UID, error) {
-	_, selector, err := polymorphichelpers.SelectorsForObject(obj.(runtime.Object))
-	if err != nil {
-		return nil, err
-	}
-	list, err := client.AppsV1().ReplicaSets(obj.GetNamespace()).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
-	if err != nil {
-		return nil, err
-	}
-	var owners []types.UID
-	for i := range list.Items {
-		if ref := metav1.GetControllerOf(&list.Items[i]); ref != nil && ref.UID == obj.GetUID() {
-			owners = append(owners, list.Items[i].UID)
-		}
-	}
-	return owners, nil
 }
 
 // replicaSetTemplate returns the template of the Pod's ReplicaSet: a
@@ -229,6 +207,13 @@ type targets struct {
 	// replicas is how many Pods the workloads ask for, or, without a
 	// workload, the number of Pods: what --max-in-flight=N% is of.
 	replicas int
+
+	// What the command line named, for current: the Pods named, the
+	// workloads, and the selector.
+	named     []string
+	objects   []*unstructured.Unstructured
+	selector  string
+	namespace string
 }
 
 type skippedPod struct {
@@ -248,31 +233,28 @@ func leaving(pod *v1.Pod) string {
 	return ""
 }
 
-// resolveTargets reads the Pods that the arguments and the label selector
-// name, in namespace. An argument is a Pod's name, TYPE/NAME of a Pod or
-// of a workload (see workloadKinds), which stands for the Pods that the
-// workload controls now. A selector selects Pods. Pods that are
-// terminating or finished are skipped.
-func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGetter, client kubernetes.Interface, namespace string, args []string, selector string) (*targets, error) {
+// resolveTargets reads the Pods that the arguments or else the label
+// selector name, in namespace. An argument is a Pod's name, or TYPE/NAME
+// of a Pod or of any object that controls Pods through owner references,
+// directly or through other controllers (a workload, see owners): it
+// stands for the Pods that the workload controls now. A selector selects
+// Pods. Pods that are terminating or finished are skipped. The workloads
+// read are known to o from then on.
+func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGetter, client kubernetes.Interface, o *owners, namespace string, args []string, selector string) (*targets, error) {
 	b := resource.NewBuilder(getter).
-		WithScheme(scheme.Scheme, scheme.Scheme.PrioritizedVersionsAllGroups()...).
+		Unstructured().
 		NamespaceParam(namespace).DefaultNamespace().
 		Flatten()
-	switch {
-	case len(args) > 0 && selector != "":
-		return nil, errors.New("name Pods and workloads, or select Pods with -l, not both")
-	case len(args) > 0:
+	if len(args) > 0 {
 		b = b.ResourceNames("pods", args...)
-	case selector != "":
+	} else {
 		b = b.ResourceTypes("pods").LabelSelectorParam(selector)
-	default:
-		return nil, fmt.Errorf("name a Pod, a workload (%s), or select Pods with -l", strings.Join(workloadArgs(), ", "))
 	}
 	infos, err := b.Do().Infos()
 	if err != nil {
 		return nil, err
 	}
-	t := &targets{}
+	t := &targets{selector: selector, namespace: namespace}
 	seen := map[types.UID]bool{}
 	add := func(pods ...*v1.Pod) {
 		for _, pod := range pods {
@@ -288,24 +270,37 @@ func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGett
 		}
 	}
 	for _, info := range infos {
-		if pod, ok := info.Object.(*v1.Pod); ok {
+		obj, ok := info.Object.(*unstructured.Unstructured)
+		if !ok {
+			return nil, fmt.Errorf("%s: %T is not an object", info.ObjectName(), info.Object)
+		}
+		gk := info.Mapping.GroupVersionKind.GroupKind()
+		if gk == v1.SchemeGroupVersion.WithKind("Pod").GroupKind() {
+			pod := &v1.Pod{}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, pod); err != nil {
+				return nil, fmt.Errorf("pod/%s: %w", info.Name, err)
+			}
+			if selector == "" {
+				t.named = append(t.named, pod.Name)
+			}
 			add(pod)
 			continue
 		}
-		gk := info.Mapping.GroupVersionKind.GroupKind()
-		name := strings.ToLower(gk.String()) + "/" + info.Name
-		pods, err := workloadPods(ctx, client, gk, info.Object)
+		name := objectName(gk, info.Name)
+		o.know(obj)
+		pods, err := o.podsOf(ctx, client, obj)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if len(pods) == 0 {
-			return nil, fmt.Errorf("%s has no Pods", name)
+			return nil, fmt.Errorf("%s controls no Pods, through owner references", name)
 		}
 		t.workloads = append(t.workloads, name)
-		if l := workloadLimit(name, info.Object); l != nil {
+		t.objects = append(t.objects, obj)
+		if l := workloadLimit(name, obj); l != nil {
 			t.limits = append(t.limits, *l)
 		}
-		t.replicas += replicasOf(info.Object, len(pods))
+		t.replicas += replicasOf(obj, len(pods))
 		add(pods...)
 	}
 	if len(t.workloads) == 0 {
@@ -317,44 +312,43 @@ func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGett
 	return t, nil
 }
 
-// workloadPods returns the Pods that a workload controls now, sorted by
-// name: the Pods that its selector selects and whose controller it is (for
-// a Deployment, one of its ReplicaSets).
-func workloadPods(ctx context.Context, client kubernetes.Interface, gk schema.GroupKind, obj runtime.Object) ([]*v1.Pod, error) {
-	kind, ok := workloadKinds[gk]
-	if !ok {
-		return nil, fmt.Errorf("not a Pod or a workload whose Pods' probes could change (%s)", strings.Join(workloadArgs(), ", "))
-	}
-	meta, err := metaOf(obj)
-	if err != nil {
-		return nil, err
-	}
-	owners, err := kind.podOwners(ctx, client, meta)
-	if err != nil {
-		return nil, err
-	}
-	namespace, selector, err := polymorphichelpers.SelectorsForObject(obj)
-	if err != nil {
-		return nil, err
-	}
-	list, err := client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
-	if err != nil {
-		return nil, err
-	}
-	var pods []*v1.Pod
-	for i := range list.Items {
-		if ref := metav1.GetControllerOf(&list.Items[i]); ref != nil && slices.Contains(owners, ref.UID) {
-			pods = append(pods, &list.Items[i])
+// current reads the Pods of t again, as they are now: the Pods named that
+// are still there, the Pods that the workloads control now, the Pods that
+// the selector selects now; each once, but for those terminating or
+// finished.
+func (t *targets) current(ctx context.Context, client kubernetes.Interface, o *owners) ([]*v1.Pod, error) {
+	pods := client.CoreV1().Pods(t.namespace)
+	var all []*v1.Pod
+	for _, name := range t.named {
+		pod, err := pods.Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			return nil, err
+		default:
+			all = append(all, pod)
 		}
 	}
-	slices.SortFunc(pods, func(a, b *v1.Pod) int { return strings.Compare(a.Name, b.Name) })
-	return pods, nil
-}
-
-func metaOf(obj runtime.Object) (metav1.Object, error) {
-	meta, ok := obj.(metav1.Object)
-	if !ok {
-		return nil, fmt.Errorf("%T has no object metadata", obj)
+	for _, obj := range t.objects {
+		of, err := o.podsOf(ctx, client, obj)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, of...)
 	}
-	return meta, nil
+	if t.selector != "" {
+		list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: t.selector})
+		if err != nil {
+			return nil, err
+		}
+		for i := range list.Items {
+			all = append(all, &list.Items[i])
+		}
+	}
+	seen := map[types.UID]bool{}
+	return slices.DeleteFunc(all, func(pod *v1.Pod) bool {
+		drop := seen[pod.UID] || leaving(pod) != ""
+		seen[pod.UID] = true
+		return drop
+	}), nil
 }

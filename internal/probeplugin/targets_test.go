@@ -3,18 +3,21 @@ package probeplugin
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 )
 
@@ -30,6 +33,60 @@ func ownedPod(name string, labels map[string]string, owner metav1.Object, kind s
 	return &v1.Pod{ObjectMeta: objectMeta(name, "pod-"+name, labels, owner, kind)}
 }
 
+// asUnstructured returns a typed object of the API as the dynamic client
+// reads it.
+func asUnstructured(t *testing.T, obj runtime.Object) *unstructured.Unstructured {
+	t.Helper()
+	kinds, _, err := scheme.Scheme.ObjectKinds(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetGroupVersionKind(kinds[0])
+	return u
+}
+
+// rolloutKind is a custom kind of workload: Argo's Rollout, which controls
+// its Pods through ReplicaSets as a Deployment does.
+var rolloutKind = schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1", Kind: "Rollout"}
+
+// newTestOwners returns an owners whose dynamic client holds the objects,
+// typed ones of the API and Rollouts, and a client whose Pods are the
+// Pods among them.
+func newTestOwners(t *testing.T, objects ...runtime.Object) (*owners, *fake.Clientset) {
+	t.Helper()
+	mapper := meta.NewDefaultRESTMapper(nil)
+	for _, gvk := range []schema.GroupVersionKind{
+		appsv1.SchemeGroupVersion.WithKind("Deployment"), appsv1.SchemeGroupVersion.WithKind("ReplicaSet"),
+		appsv1.SchemeGroupVersion.WithKind("StatefulSet"), appsv1.SchemeGroupVersion.WithKind("DaemonSet"),
+		batchv1.SchemeGroupVersion.WithKind("Job"), rolloutKind,
+	} {
+		mapper.Add(gvk, meta.RESTScopeNamespace)
+	}
+	var dynamicObjects, pods []runtime.Object
+	for _, obj := range objects {
+		if _, ok := obj.(*v1.Pod); ok {
+			pods = append(pods, obj)
+			continue
+		}
+		if _, ok := obj.(*unstructured.Unstructured); !ok {
+			obj = asUnstructured(t, obj)
+		}
+		dynamicObjects = append(dynamicObjects, obj)
+	}
+	dynamicClient := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		rolloutKind.GroupVersion().WithResource("rollouts"): "RolloutList",
+	}, dynamicObjects...)
+	return newOwners(dynamicClient, mapper), fake.NewClientset(pods...)
+}
+
+// A workload's Pods are those that it controls, through any chain of
+// controllers, whatever their kinds: a Deployment's through its
+// ReplicaSets, an Argo Rollout's through its own.
 func TestWorkloadPods(t *testing.T) {
 	app := map[string]string{"app": "web"}
 	selector := &metav1.LabelSelector{MatchLabels: app}
@@ -43,36 +100,68 @@ func TestWorkloadPods(t *testing.T) {
 	statefulSet := &appsv1.StatefulSet{ObjectMeta: objectMeta("db", "ss", nil, nil, ""), Spec: appsv1.StatefulSetSpec{Selector: selector}}
 	daemonSet := &appsv1.DaemonSet{ObjectMeta: objectMeta("agent", "ds", nil, nil, ""), Spec: appsv1.DaemonSetSpec{Selector: selector}}
 	job := &batchv1.Job{ObjectMeta: objectMeta("once", "job", nil, nil, ""), Spec: batchv1.JobSpec{Selector: selector}}
+	rollout := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"selector": map[string]any{"matchLabels": map[string]any{"app": "canary"}}}}}
+	rollout.SetGroupVersionKind(rolloutKind)
+	rollout.SetName("canary")
+	rollout.SetNamespace("ns")
+	rollout.SetUID("ro")
+	rolloutRS := &appsv1.ReplicaSet{ObjectMeta: objectMeta("canary-1", "rs-4", nil, rollout, "Rollout")}
+	rolloutRS.OwnerReferences[0].APIVersion = rolloutKind.GroupVersion().String()
+	// A custom controller without a selector, whose Pods it owns itself.
+	bare := &unstructured.Unstructured{}
+	bare.SetGroupVersionKind(rolloutKind)
+	bare.SetName("bare")
+	bare.SetNamespace("ns")
+	bare.SetUID("bare")
 
-	objects := []runtime.Object{
-		deployment, oldRS, newRS, otherDeployment, otherRS, statefulSet, daemonSet, job,
-		ownedPod("web-2-b", app, newRS, "ReplicaSet"),
-		ownedPod("web-2-a", app, newRS, "ReplicaSet"),
-		ownedPod("web-1-a", app, oldRS, "ReplicaSet"),
-		ownedPod("other-1-a", app, otherRS, "ReplicaSet"),
-		ownedPod("db-0", app, statefulSet, "StatefulSet"),
-		ownedPod("agent-x", app, daemonSet, "DaemonSet"),
-		ownedPod("once-x", app, job, "Job"),
-		// Selected by the selector, but nobody's, or not the workload's.
-		ownedPod("orphan", app, nil, ""),
-		ownedPod("db-unlabelled", nil, statefulSet, "StatefulSet"),
+	owned := func(name string, labels map[string]string, owner metav1.Object, kind string) *v1.Pod {
+		pod := ownedPod(name, labels, owner, kind)
+		if owner != nil {
+			pod.OwnerReferences[0].APIVersion = map[string]string{"Rollout": rolloutKind.GroupVersion().String(), "Job": "batch/v1"}[kind]
+			if pod.OwnerReferences[0].APIVersion == "" {
+				pod.OwnerReferences[0].APIVersion = "apps/v1"
+			}
+		}
+		return pod
 	}
-	client := fake.NewClientset(objects...)
+	for _, rs := range []*appsv1.ReplicaSet{oldRS, newRS, otherRS} {
+		rs.OwnerReferences[0].APIVersion = "apps/v1"
+	}
+	o, client := newTestOwners(t,
+		deployment, oldRS, newRS, otherDeployment, otherRS, statefulSet, daemonSet, job, rollout, rolloutRS, bare,
+		owned("web-2-b", app, newRS, "ReplicaSet"),
+		owned("web-2-a", app, newRS, "ReplicaSet"),
+		owned("web-1-a", app, oldRS, "ReplicaSet"),
+		owned("other-1-a", app, otherRS, "ReplicaSet"),
+		owned("db-0", app, statefulSet, "StatefulSet"),
+		owned("agent-x", app, daemonSet, "DaemonSet"),
+		owned("once-x", app, job, "Job"),
+		owned("canary-1-x", map[string]string{"app": "canary"}, rolloutRS, "ReplicaSet"),
+		owned("bare-x", nil, bare, "Rollout"),
+		// Selected by the selector, but nobody's, or not the workload's.
+		owned("orphan", app, nil, ""),
+		owned("db-unlabelled", nil, statefulSet, "StatefulSet"),
+	)
 
 	for _, tc := range []struct {
 		name     string
-		kind     string
 		workload runtime.Object
 		want     []string
 	}{
-		{"Deployment, through its ReplicaSets", "Deployment.apps", deployment, []string{"web-1-a", "web-2-a", "web-2-b"}},
-		{"ReplicaSet", "ReplicaSet.apps", newRS, []string{"web-2-a", "web-2-b"}},
-		{"StatefulSet", "StatefulSet.apps", statefulSet, []string{"db-0"}},
-		{"DaemonSet", "DaemonSet.apps", daemonSet, []string{"agent-x"}},
-		{"Job", "Job.batch", job, []string{"once-x"}},
+		{"Deployment, through its ReplicaSets", deployment, []string{"web-1-a", "web-2-a", "web-2-b"}},
+		{"ReplicaSet", newRS, []string{"web-2-a", "web-2-b"}},
+		{"StatefulSet", statefulSet, []string{"db-0"}},
+		{"DaemonSet", daemonSet, []string{"agent-x"}},
+		{"Job", job, []string{"once-x"}},
+		{"a custom kind, through its ReplicaSet", rollout, []string{"canary-1-x"}},
+		{"a custom kind without a selector", bare, []string{"bare-x"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pods, err := workloadPods(context.Background(), client, schema.ParseGroupKind(tc.kind), tc.workload)
+			w, ok := tc.workload.(*unstructured.Unstructured)
+			if !ok {
+				w = asUnstructured(t, tc.workload)
+			}
+			pods, err := o.podsOf(context.Background(), client, w)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,8 +175,14 @@ func TestWorkloadPods(t *testing.T) {
 		})
 	}
 
-	if _, err := workloadPods(context.Background(), client, schema.GroupKind{Kind: "Service"}, &v1.Service{}); err == nil {
-		t.Error("a Service has no Pods to change, but workloadPods returned no error")
+	// The top controller of a Rollout's Pod, and a controller that is gone.
+	chain, err := o.chain(context.Background(), owned("canary-1-y", nil, rolloutRS, "ReplicaSet"))
+	if err != nil || len(chain) != 2 || nameOf(chain[1]) != "rollout.argoproj.io/canary" {
+		t.Errorf("chain %v, %v; want the ReplicaSet, then rollout.argoproj.io/canary", chain, err)
+	}
+	gone := &appsv1.ReplicaSet{ObjectMeta: objectMeta("gone", "gone", nil, nil, "")}
+	if chain, err := o.chain(context.Background(), owned("orphaned", nil, gone, "ReplicaSet")); err != nil || len(chain) != 0 {
+		t.Errorf("chain of a Pod whose ReplicaSet is gone: %v, %v; want none", chain, err)
 	}
 }
 
@@ -151,14 +246,8 @@ func TestTemplates(t *testing.T) {
 			pod.Labels = tc.labels
 			pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: tc.apiVersion, Kind: tc.kind, Name: tc.owner.GetName(), UID: tc.owner.GetUID(), Controller: ptr.To(true)}}
 			got, err := tmpl.of(context.Background(), pod)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
-				}
+			if expectError(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			name, image := "", ""
 			if got != nil {

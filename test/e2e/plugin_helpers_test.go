@@ -7,13 +7,9 @@ import (
 	"context"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -28,10 +24,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
+
+	"mutableprobes/test/internal/apiproxy"
 )
 
 var (
@@ -144,105 +139,42 @@ func failProbe(t *testing.T, c *cluster, kubeconfig string, want []string, args 
 	return r
 }
 
-// request is one request that went through a proxy.
-type request struct {
-	method, path, query string
-}
-
-// dryRun says whether the request is a dry run.
-func (r request) dryRun() bool { return strings.Contains(r.query, "dryRun=All") }
-
-// proxy sits between the plugin and the API server: it records each
-// request and, with before set, calls it before it forwards a request.
-type proxy struct {
-	kubeconfig string
-	mu         sync.Mutex
-	requests   []request
-	before     func(r *http.Request)
-}
-
-// startProxy starts a proxy to the cluster's API server, which
-// authenticates as the cluster's administrator, and writes a kubeconfig
-// for it.
-func startProxy(t *testing.T, c *cluster, namespace string) *proxy {
+// startProxy starts a proxy to the cluster's API server (apiproxy), which
+// authenticates as the cluster's administrator, with a kubeconfig whose
+// context has namespace.
+func startProxy(t *testing.T, c *cluster, namespace string) *apiproxy.Proxy {
 	t.Helper()
-	config, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	transport, err := rest.TransportFor(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	target, err := url.Parse(config.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{}
-	forward := httputil.NewSingleHostReverseProxy(target)
-	forward.Transport = transport
-	forward.FlushInterval = -1 // watches stream
-	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.mu.Lock()
-		p.requests = append(p.requests, request{method: r.Method, path: r.URL.Path, query: r.URL.RawQuery})
-		before := p.before
-		p.mu.Unlock()
-		if before != nil {
-			before(r)
-		}
-		forward.ServeHTTP(w, r)
-	}))
-	t.Cleanup(server.Close)
-
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["proxy"] = &clientcmdapi.Cluster{Server: server.URL}
-	kc.AuthInfos["proxy"] = &clientcmdapi.AuthInfo{}
-	kc.Contexts["proxy"] = &clientcmdapi.Context{Cluster: "proxy", AuthInfo: "proxy", Namespace: namespace}
-	kc.CurrentContext = "proxy"
-	p.kubeconfig = filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*kc, p.kubeconfig); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return apiproxy.Start(t, c.kubeconfig, namespace)
 }
 
-// count returns the number of requests so far with the method and the
-// path, or with a path under it if path ends in a slash; a PATCH counts
-// only if it is not a dry run.
-func (p *proxy) count(method, path string) int {
+// underPath reports whether r is to path, or to a path under it if path
+// ends in a slash.
+func underPath(r apiproxy.Request, path string) bool {
+	return r.Path == path || strings.HasSuffix(path, "/") && strings.HasPrefix(r.Path, path)
+}
+
+// count returns the number of requests so far through p with the method and
+// the path (underPath); a PATCH counts only if it is not a dry run.
+func count(p *apiproxy.Proxy, method, path string) int {
 	n := 0
-	for _, r := range p.snapshot() {
-		if r.method == method && (r.path == path || strings.HasSuffix(path, "/") && strings.HasPrefix(r.path, path)) && !r.dryRun() {
+	for _, r := range p.Requests() {
+		if r.Method == method && underPath(r, path) && !r.DryRun() {
 			n++
 		}
 	}
 	return n
 }
 
-// dryRuns returns the number of dry runs so far of the path, or of paths
-// under it if path ends in a slash.
-func (p *proxy) dryRuns(path string) int {
+// dryRuns returns the number of dry runs so far through p of the path
+// (underPath).
+func dryRuns(p *apiproxy.Proxy, path string) int {
 	n := 0
-	for _, r := range p.snapshot() {
-		if r.dryRun() && (r.path == path || strings.HasSuffix(path, "/") && strings.HasPrefix(r.path, path)) {
+	for _, r := range p.Requests() {
+		if r.DryRun() && underPath(r, path) {
 			n++
 		}
 	}
 	return n
-}
-
-// snapshot returns the requests so far.
-func (p *proxy) snapshot() []request {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.requests)
-}
-
-// reset forgets the requests so far.
-func (p *proxy) reset() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.requests = nil
 }
 
 // newNamespace creates a namespace and its default service account (there

@@ -70,8 +70,8 @@ func TestPlugin(t *testing.T) {
 		if n := strings.Count(r.stderr, warning); n != 1 {
 			t.Errorf("the server's warning is printed %d times, want once:\n%s", n, r)
 		}
-		if n := strings.Count(r.stderr, "replicaset.apps/web: its Pod template is unchanged"); n != 1 {
-			t.Errorf("the note that the template is unchanged is printed %d times, want once:\n%s", n, r)
+		if n := strings.Count(r.stderr, "replicaset.apps/web: Pods that replace these get its template's liveness probe, not the new one; to change the template too: kubectl patch replicaset.apps/web -n rs "); n != 1 {
+			t.Errorf("the change of the template is printed %d times, want once:\n%s", n, r)
 		}
 		for name, want := range map[string]int32{"web-a": 10, "web-b": 10, "solo": 1} {
 			pod := c.pod(t, "rs", name)
@@ -82,7 +82,7 @@ func TestPlugin(t *testing.T) {
 
 		// Again: nothing to change, no request that changes the Pods.
 		r = mustProbe(t, c, kc, "set", "-n", "rs", "replicaset/web", "--liveness", "--timeout-seconds=10")
-		if r.stdout != "pod/web-a unchanged\npod/web-b unchanged\n" || strings.Contains(r.stderr, "template is unchanged") {
+		if r.stdout != "pod/web-a unchanged\npod/web-b unchanged\n" || strings.Contains(r.stderr, "Pods that replace these") {
 			t.Errorf("a repeated change:\n%s", r)
 		}
 		if g := c.pod(t, "rs", "web-a").Generation; g != 2 {
@@ -256,11 +256,11 @@ func TestPlugin(t *testing.T) {
 		p := startProxy(t, c, "keep")
 		path := "/api/v1/namespaces/keep/pods/api"
 		patches := func() (int, int) {
-			defer p.reset()
-			return p.dryRuns(path), p.count(http.MethodPatch, path)
+			defer p.Reset()
+			return dryRuns(p, path), count(p, http.MethodPatch, path)
 		}
 
-		mustProbe(t, c, p.kubeconfig, "disable", "api", "--liveness")
+		mustProbe(t, c, p.Kubeconfig, "disable", "api", "--liveness")
 		if dry, real := patches(); dry != 1 || real != 1 {
 			t.Errorf("disable sent %d dry runs and %d patches, want 1 each", dry, real)
 		}
@@ -284,7 +284,7 @@ func TestPlugin(t *testing.T) {
 			t.Errorf("show does not mark the disabled probe:\n%s", r)
 		}
 
-		r := mustProbe(t, c, p.kubeconfig, "restore", "api", "--liveness")
+		r := mustProbe(t, c, p.Kubeconfig, "restore", "api", "--liveness")
 		if dry, real := patches(); dry != 1 || real != 1 {
 			t.Errorf("restore sent %d dry runs and %d patches, want 1 each", dry, real)
 		}
@@ -445,8 +445,12 @@ func TestPlugin(t *testing.T) {
 		}, "set", "-n", "deploy", "deployment/front", "--liveness", "--timeout-seconds=5")
 
 		r := mustProbe(t, c, kc, "set", "-n", "deploy", "deployment/front", "-c", "proxy", "--readiness", "--open-tcp=9000")
-		if !strings.Contains(r.stderr, "deployment.apps/front: its Pod template is unchanged") {
-			t.Errorf("no note that the template is unchanged:\n%s", r)
+		// The Deployment, the top controller of the Pods, not their
+		// ReplicaSet, makes the new probe durable; its sidecar is the
+		// first init container.
+		if !strings.Contains(r.stderr, `deployment.apps/front: Pods that replace these get its template's readiness probe, not the new one; to change the template too: kubectl patch deployment.apps/front -n deploy `) ||
+			!strings.Contains(r.stderr, `--type=json -p '[{"op":"test","path":"/spec/template/spec/initContainers/0/name","value":"proxy"},{"op":"add","path":"/spec/template/spec/initContainers/0/readinessProbe","value":{"tcpSocket":{"port":9000},`) {
+			t.Errorf("no change of the Deployment's template:\n%s", r)
 		}
 		for _, name := range []string{"front-1-a", "front-1-b"} {
 			p := c.pod(t, "deploy", name).Spec.InitContainers[0].ReadinessProbe
@@ -731,7 +735,7 @@ func TestPlugin(t *testing.T) {
 		}
 		p := startProxy(t, c, "churn")
 		var once sync.Map
-		p.before = func(r *http.Request) {
+		p.Before(func(r *http.Request) {
 			if r.Method != http.MethodPatch || strings.Contains(r.URL.RawQuery, "dryRun") {
 				return
 			}
@@ -746,8 +750,8 @@ func TestPlugin(t *testing.T) {
 				deletePod(t, c, "churn", name)
 				createAppPod(t, c, "churn", name, appSpec(), web, nil, "")
 			}
-		}
-		r = mustProbe(t, c, p.kubeconfig, "set", "-l", "app=web", "--liveness", "--timeout-seconds=5", "-o", "json")
+		})
+		r = mustProbe(t, c, p.Kubeconfig, "set", "-l", "app=web", "--liveness", "--timeout-seconds=5", "-o", "json")
 		var results struct {
 			Items []struct {
 				Metadata       struct{ Name string }
@@ -778,7 +782,7 @@ func TestPlugin(t *testing.T) {
 		// someone else changes the readiness probe: the patch, computed
 		// from the Pod before that, conflicts.
 		var once sync.Once
-		p.before = func(r *http.Request) {
+		p.Before(func(r *http.Request) {
 			if r.Method != http.MethodPatch || strings.Contains(r.URL.RawQuery, "dryRun") {
 				return
 			}
@@ -788,15 +792,15 @@ func TestPlugin(t *testing.T) {
 					t.Errorf("the concurrent edit: %v", err)
 				}
 			})
-		}
-		mustProbe(t, c, p.kubeconfig, "set", "web", "--liveness", "--timeout-seconds=10")
+		})
+		mustProbe(t, c, p.Kubeconfig, "set", "web", "--liveness", "--timeout-seconds=10")
 		pod := c.pod(t, "conflict", "web").Spec.Containers[0]
 		if pod.LivenessProbe.TimeoutSeconds != 10 || pod.ReadinessProbe.TimeoutSeconds != 7 {
 			t.Errorf("want the plugin's liveness timeout 10 and the other edit's readiness timeout 7, got %d and %d",
 				pod.LivenessProbe.TimeoutSeconds, pod.ReadinessProbe.TimeoutSeconds)
 		}
 		path := "/api/v1/namespaces/conflict/pods/web"
-		if patches, gets := p.count(http.MethodPatch, path), p.count(http.MethodGet, path); patches != 2 || gets != 2 {
+		if patches, gets := count(p, http.MethodPatch, path), count(p, http.MethodGet, path); patches != 2 || gets != 2 {
 			t.Errorf("%d patches and %d gets of the Pod; want 2 each: the target, the conflict, then the Pod read again and patched", patches, gets)
 		}
 	})

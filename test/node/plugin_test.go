@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
@@ -28,10 +26,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
+
+	"mutableprobes/test/internal/apiproxy"
 )
 
 // probeCommand returns the command that runs kubectl probe, the project's
@@ -571,11 +568,11 @@ func TestMeasurePluginRollout(t *testing.T) {
 	if err != nil {
 		t.Fatalf("50 Ready Pods: %v", err)
 	}
-	p := startCountingProxy(t)
+	p := apiproxy.Start(t, nodeKubeconfig(), "")
 	for i, flags := range [][]string{nil, {"--max-in-flight=50"}} {
-		p.reset()
+		p.Reset()
 		args := append([]string{"set", "deployment/fleet", "--readiness", fmt.Sprintf("--get-url=http://:%d/readyz?run=%d", port, i+1)}, flags...)
-		cmd := f.probeCommandVia(p.kubeconfig, args...)
+		cmd := f.probeCommandVia(p.Kubeconfig, args...)
 		start := time.Now()
 		out, err := cmd.CombinedOutput()
 		elapsed := time.Since(start)
@@ -585,7 +582,7 @@ func TestMeasurePluginRollout(t *testing.T) {
 		if n := strings.Count(string(out), "; the new readiness probe passed: "); n != 50 {
 			t.Errorf("%d Pods proven, want 50:\n%s", n, out)
 		}
-		counts := p.counts(f.ns)
+		counts := countRequests(p, f.ns)
 		total := 0
 		for _, n := range counts {
 			total += n
@@ -595,69 +592,14 @@ func TestMeasurePluginRollout(t *testing.T) {
 	}
 }
 
-// countingProxy sits between kubectl probe and the node's API server, and
-// counts the requests by kind.
-type countingProxy struct {
-	kubeconfig string
-	mu         sync.Mutex
-	requests   []*http.Request
-}
-
-// startCountingProxy starts a proxy that authenticates to the API server as
-// the node's kubeconfig does, and writes a kubeconfig for it.
-func startCountingProxy(t *testing.T) *countingProxy {
-	t.Helper()
-	config, err := clientcmd.BuildConfigFromFlags("", nodeKubeconfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	transport, err := rest.TransportFor(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	target, err := url.Parse(config.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &countingProxy{}
-	forward := httputil.NewSingleHostReverseProxy(target)
-	forward.Transport = transport
-	forward.FlushInterval = -1 // watches stream
-	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.mu.Lock()
-		p.requests = append(p.requests, r.Clone(context.Background()))
-		p.mu.Unlock()
-		forward.ServeHTTP(w, r)
-	}))
-	t.Cleanup(server.Close)
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["proxy"] = &clientcmdapi.Cluster{Server: server.URL}
-	kc.AuthInfos["proxy"] = &clientcmdapi.AuthInfo{}
-	kc.Contexts["proxy"] = &clientcmdapi.Context{Cluster: "proxy", AuthInfo: "proxy"}
-	kc.CurrentContext = "proxy"
-	p.kubeconfig = filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*kc, p.kubeconfig); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func (p *countingProxy) reset() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.requests = nil
-}
-
-// counts counts the requests so far by kind.
-func (p *countingProxy) counts(namespace string) map[string]int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+// countRequests counts the requests so far through p by kind.
+func countRequests(p *apiproxy.Proxy, namespace string) map[string]int {
 	pods := "/api/v1/namespaces/" + namespace + "/pods"
 	counts := map[string]int{}
-	for _, r := range p.requests {
-		query := r.URL.Query()
+	for _, r := range p.Requests() {
+		query, _ := url.ParseQuery(r.RawQuery)
 		kind := "other"
-		switch path := r.URL.Path; {
+		switch path := r.Path; {
 		case r.Method == http.MethodPatch && query.Has("dryRun"):
 			kind = "dry run"
 		case r.Method == http.MethodPatch:

@@ -1,0 +1,161 @@
+package probeplugin
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+)
+
+// webDeployment returns the Deployment web, whose template is webPod's,
+// with a sidecar proxy.
+func webDeployment(t *testing.T) *appsv1.Deployment {
+	t.Helper()
+	app := map[string]string{"app": "web"}
+	d := &appsv1.Deployment{ObjectMeta: objectMeta("web", "d", app, nil, ""), Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: app}}}
+	d.Spec.Template.Spec = webPod().Spec
+	d.Spec.Template.Spec.InitContainers = []v1.Container{{Name: "proxy", RestartPolicy: ptr.To(v1.ContainerRestartPolicyAlways)}}
+	return d
+}
+
+// The change of a workload's template that gives it the probes that a run
+// left on its Pods: it tests that the container is where it was read, and
+// adds, replaces or removes each probe that differs.
+func TestTemplatePatch(t *testing.T) {
+	d := asUnstructured(t, webDeployment(t))
+	test := `{"op":"test","path":"/spec/template/spec/containers/0/name","value":"app"}`
+	for _, tc := range []struct {
+		name      string
+		container string
+		types     []probeType
+		probes    map[probeType]*v1.Probe
+		workload  *unstructured.Unstructured
+		want      string
+		wantErr   string
+	}{{
+		name:      "a readiness probe moved, and a startup probe added",
+		container: "app",
+		types:     []probeType{readiness, startup},
+		probes:    map[probeType]*v1.Probe{readiness: httpGet("/readyz"), startup: {ProbeHandler: v1.ProbeHandler{TCPSocket: &v1.TCPSocketAction{Port: intstr.FromInt32(8080)}}}},
+		workload:  d,
+		want: "[" + test + `,{"op":"add","path":"/spec/template/spec/containers/0/readinessProbe","value":{"httpGet":{"path":"/readyz","port":8080,"scheme":"HTTP"},"timeoutSeconds":1,"periodSeconds":10,"successThreshold":1,"failureThreshold":3}}` +
+			`,{"op":"add","path":"/spec/template/spec/containers/0/startupProbe","value":{"tcpSocket":{"port":8080}}}]`,
+	}, {
+		name:      "a liveness probe removed; the readiness probe the template's",
+		container: "app",
+		types:     []probeType{liveness, readiness},
+		probes:    map[probeType]*v1.Probe{readiness: httpGet("/ready")},
+		workload:  d,
+		want:      "[" + test + `,{"op":"remove","path":"/spec/template/spec/containers/0/livenessProbe"}]`,
+	}, {
+		name:      "a sidecar's",
+		container: "proxy",
+		types:     []probeType{liveness},
+		probes:    map[probeType]*v1.Probe{liveness: httpGet("/alive")},
+		workload:  d,
+		want: `[{"op":"test","path":"/spec/template/spec/initContainers/0/name","value":"proxy"},{"op":"add","path":"/spec/template/spec/initContainers/0/livenessProbe",` +
+			`"value":{"httpGet":{"path":"/alive","port":8080,"scheme":"HTTP"},"timeoutSeconds":1,"periodSeconds":10,"successThreshold":1,"failureThreshold":3}}]`,
+	}, {
+		name:      "the template has the probes: nothing to change",
+		container: "app",
+		types:     []probeType{liveness},
+		probes:    map[probeType]*v1.Probe{liveness: httpGet("/healthz")},
+		workload:  d,
+	}, {
+		name:      "a container the template lacks",
+		container: "debug",
+		types:     []probeType{liveness},
+		workload:  d,
+		wantErr:   `its Pod template has no container "debug"`,
+	}, {
+		name:      "a workload without a template at spec.template",
+		container: "app",
+		types:     []probeType{liveness},
+		workload:  &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"workloadRef": map[string]any{"name": "web"}}}},
+		wantErr:   "it has no Pod template at spec.template to change",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := templatePatch(tc.workload, tc.container, tc.types, tc.probes)
+			if expectError(t, err, tc.wantErr) {
+				return
+			}
+			if got != tc.want {
+				t.Errorf("patch\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+// Once a run ended, it looks at the workloads of the Pods it changed: a
+// Pod that the workload created during the run, with its template's probe,
+// is named, and so is the change of the template that gives the Pods that
+// replace these the new probe; with the flags that reach the same cluster.
+func TestAfterRun(t *testing.T) {
+	began := time.Date(2026, 12, 4, 10, 15, 2, 0, time.UTC)
+	d := webDeployment(t)
+	rs := &appsv1.ReplicaSet{ObjectMeta: objectMeta("web-1", "rs", d.Labels, d, "Deployment"), Spec: appsv1.ReplicaSetSpec{Selector: d.Spec.Selector}}
+	rs.OwnerReferences[0].APIVersion = "apps/v1"
+	pod := func(name string, created time.Time) *v1.Pod {
+		p := webPod()
+		p.ObjectMeta = objectMeta(name, "pod-"+name, d.Labels, rs, "ReplicaSet")
+		p.OwnerReferences[0].APIVersion = "apps/v1"
+		p.CreationTimestamp = metav1.NewTime(created)
+		return p
+	}
+	var runs []*podRun
+	objects := []runtime.Object{d, rs,
+		// Created during the run, with the template's probes; and before
+		// it, not part of it (-l chose the others).
+		pod("web-1-new", began.Add(time.Minute)), pod("web-1-old", began.Add(-time.Hour)),
+	}
+	for _, name := range []string{"web-1-a", "web-1-b"} {
+		before := pod(name, began.Add(-time.Hour))
+		stored := before.DeepCopy()
+		stored.Spec.Containers[0].ReadinessProbe = httpGet("/readyz")
+		runs = append(runs, &podRun{pod: before, stored: stored, container: "app", result: resultChanged})
+		objects = append(objects, stored)
+	}
+	o, client := newTestOwners(t, objects...)
+	var errOut bytes.Buffer
+	r := &runner{
+		patcher: &patcher{client: client},
+		change:  recorded{change: moveReadiness},
+		owners:  o,
+		runs:    runs,
+		report:  &reporter{errOut: &errOut},
+	}
+	after := r.afterRun(context.Background(), began)
+	patch := `[{"op":"test","path":"/spec/template/spec/containers/0/name","value":"app"},{"op":"add","path":"/spec/template/spec/containers/0/readinessProbe","value":{"httpGet":{"path":"/readyz","port":8080,"scheme":"HTTP"},"timeoutSeconds":1,"periodSeconds":10,"successThreshold":1,"failureThreshold":3}}]`
+	want := []workloadAfter{{name: "deployment.apps/web", types: []probeType{readiness}, container: "app", patch: patch, created: []string{"web-1-new"}}}
+	if diff := cmp.Diff(want, after, cmp.AllowUnexported(workloadAfter{})); diff != "" {
+		t.Fatalf("after the run (-want +got):\n%s", diff)
+	}
+	r.report.workload(after[0], &commandLine{connection: []string{"-n", "ns", "--context", "prod"}})
+	wantPrinted := "deployment.apps/web: Pods that replace these get its template's readiness probe, not the new one; to change the template too: kubectl patch deployment.apps/web -n ns --context prod --type=json -p '" + patch + "'\n" +
+		"deployment.apps/web: pod/web-1-new, created during the run, has its template's readiness probe, not the new one: run the command again to change it too\n"
+	if diff := cmp.Diff(wantPrinted, errOut.String()); diff != "" {
+		t.Errorf("printed (-want +got):\n%s", diff)
+	}
+
+	// disable changes no template: the Pods that replace these get the
+	// template's probe, for a while.
+	errOut.Reset()
+	r.change = recorded{change: disableChange{types: []probeType{readiness}}}
+	after = r.afterRun(context.Background(), began)
+	if len(after) != 1 || after[0].patch != "" || !after[0].disabled {
+		t.Fatalf("after disable: %+v", after)
+	}
+	r.report.workload(after[0], &commandLine{})
+	if got, want := errOut.String(), "deployment.apps/web: Pods that replace these get its template's readiness probe\n"; !bytes.HasPrefix([]byte(got), []byte(want)) {
+		t.Errorf("printed %q, want it to begin with %q", got, want)
+	}
+}
