@@ -71,6 +71,8 @@ REPORT="${NODE_DIR}/test-node.log"
 
 # The project's tests that restart the kubelet, which run alone.
 RESTART_TESTS='^TestKubeletRestart'
+# The runs of project_tests so far, which number their JUnit reports.
+runs=0
 
 # project_tests GATE [ARG...] runs the test/node tests on the running node,
 # whose kubelet has the gate set to GATE: the measurements, or all the
@@ -79,11 +81,13 @@ project_tests() {
   local gate=$1 run=. timeout=20m
   shift
   ((measure == 0)) || run='^TestMeasure' timeout=60m
+  runs=$((runs + 1))
   (
     cd "${ROOT}"
     HARNESS_BIN="${BIN}" HARNESS_NODE_KUBECONFIG="${NODE_KUBECONFIG}" HARNESS_NODE_KUBELET_GATE=${gate} \
       HARNESS_NODE_MEASURE=${measure} HARNESS_NODE_KUBELET="${kubelet_bin}" \
-      go test -tags node -count=1 -v -timeout "${timeout}" -run "${run}" "$@" "${test_args[@]}" ./test/node
+      kep::golang::gotest "node-${BASE}-gate-${gate}-${runs}" --verbose -tags node -count=1 -v -timeout "${timeout}" \
+        -run "${run}" "$@" "${test_args[@]}" ./test/node
   ) 2>&1 | tee -a "${REPORT}"
 }
 

@@ -27,7 +27,7 @@ kep::tree::ensure_checkout
 
 if [[ "${BASE}" == "${DEFAULT_BASE}" || -n "${WHAT:-}" ]]; then
   kep::log::status "project tests"
-  kep::util::timed "project tests" go -C "${ROOT}" test ./...
+  (cd "${ROOT}" && kep::util::timed "project tests" kep::golang::gotest project ./...)
 else
   kep::log::status "project tests: run by make test (BASE=${DEFAULT_BASE}); they do not depend on the base"
 fi

@@ -25,6 +25,26 @@ kep::golang::write_overlay() {
     --args "$@" >"${file}"
 }
 
+# JUNIT_DIR holds a JUnit report of each go test that make test and make
+# test-node run, for a CI system to read; .ci/run keeps the directory.
+JUNIT_DIR="${OUTPUT}/junit"
+
+# kep::golang::gotest NAME [--verbose] ARGS... runs go test ARGS in the current
+# directory, printing what go test prints (go test -v's output with
+# --verbose), and writes JUNIT_DIR/NAME.xml, through gotestsum at the version
+# hack/tools/go.mod pins.
+kep::golang::gotest() {
+  local name=$1 format=standard-quiet gotestsum="${OUTPUT}/tools/gotestsum"
+  shift
+  if [[ "${1:-}" == --verbose ]]; then
+    format=standard-verbose
+    shift
+  fi
+  go -C "${ROOT}/hack/tools" build -o "${gotestsum}" gotest.tools/gotestsum
+  mkdir -p "${JUNIT_DIR}"
+  "${gotestsum}" --format "${format}" --junitfile "${JUNIT_DIR}/${name}.xml" -- "$@"
+}
+
 # Integration test packages need etcd and run behind their own target.
 INTEGRATION_PACKAGES='^\./test/integration(/|$)'
 
@@ -38,7 +58,7 @@ kep::golang::test_integration() {
   local srcdir="${OUTPUT}/srcdir/${BASE}"
   mkdir -p "${srcdir}/k8s.io"
   ln -sfn "${KUBE_ROOT}" "${srcdir}/k8s.io/kubernetes"
-  PATH="$(dirname "${ETCD}"):${PATH}" TEST_SRCDIR="${srcdir}" TEST_WORKSPACE=. go test "${TRIMPATH}" "$@"
+  PATH="$(dirname "${ETCD}"):${PATH}" TEST_SRCDIR="${srcdir}" TEST_WORKSPACE=. kep::golang::gotest "integration-${BASE}" "${TRIMPATH}" "$@"
 }
 
 # The node e2e suite's go test runs its specs against a node: make test and
@@ -78,14 +98,14 @@ kep::golang::test_units() {
   kep::golang::split_packages ${touched}
   if ((${#UNIT_PACKAGES[@]})); then
     kep::log::status "upstream tests of what ${TREE} changes: ${UNIT_PACKAGES[*]}"
-    (cd "${KUBE_ROOT}" && go test "${TRIMPATH}" "${GO_TEST_FLAGS[@]}" "${UNIT_PACKAGES[@]}") || return
+    (cd "${KUBE_ROOT}" && kep::golang::gotest "unit-${BASE}" "${TRIMPATH}" "${GO_TEST_FLAGS[@]}" "${UNIT_PACKAGES[@]}") || return
     local pkg race=()
     for pkg in "${UNIT_PACKAGES[@]}"; do
       [[ ! "${pkg}" =~ ${RACE_PACKAGES} ]] || race+=("${pkg}")
     done
     if ((${#race[@]})); then
       kep::log::status "the same tests with the race detector: ${race[*]}"
-      (cd "${KUBE_ROOT}" && go test "${TRIMPATH}" -race "${GO_TEST_FLAGS[@]}" "${race[@]}") || return
+      (cd "${KUBE_ROOT}" && kep::golang::gotest "race-${BASE}" "${TRIMPATH}" -race "${GO_TEST_FLAGS[@]}" "${race[@]}") || return
     fi
   else
     kep::log::status "${TREE} changes no unit package, only: ${touched//$'\n'/ }"
