@@ -243,6 +243,21 @@ func (f *framework) app(pod string, port int32, method, path string, params map[
 	return req.DoRaw(f.ctx)
 }
 
+// tell sends a POST to the app. A container that has just started may not
+// listen yet, and the API server answers 503 for a Pod it cannot reach, so it
+// retries for a few seconds; the app's POST handlers set a value, so a
+// request sent twice does what one does.
+func (f *framework) tell(pod string, port int32, path string, params map[string]string) {
+	f.t.Helper()
+	var err error
+	if werr := wait.PollUntilContextTimeout(f.ctx, 100*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		_, err = f.app(pod, port, "POST", path, params)
+		return err == nil, nil
+	}); werr != nil {
+		f.t.Fatalf("POST %s to %s:%d: %v", path, pod, port, err)
+	}
+}
+
 // state reads the app's state. A container that has just started may not
 // listen yet, so it retries for a few seconds.
 func (f *framework) state(pod string, port int32) appState {

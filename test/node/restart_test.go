@@ -182,9 +182,7 @@ func TestProbeChangeEventBudget(t *testing.T) {
 		t.Errorf("%d ContainerProbeChanged events for %d updates, want 3: the rest are folded into the next one", count, updates)
 	}
 
-	if _, err := f.app("budget", port, "POST", "mode", map[string]string{"livez": "fail"}); err != nil {
-		t.Fatal(err)
-	}
+	f.tell("budget", port, "mode", map[string]string{"livez": "fail"})
 	f.waitFor("budget", "app restarted", func(p *v1.Pod) bool { return restarts(p, app) > 0 && containerID(p, app) != id })
 	err := wait.PollUntilContextTimeout(f.ctx, 500*time.Millisecond, eventually, true, func(ctx context.Context) (bool, error) {
 		// The app container's events, counted: Killing once, Started for its first
