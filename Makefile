@@ -16,7 +16,7 @@ help: ## Show the targets and the settings.
 
 # The settings, every one the harness reads (make verify checks it): upstream's
 # names where upstream has the setting, KEP_ otherwise.
-#: BASE             the upstream base, a folder of releases/ (default 1.37; 1.38 for release-1.38; master for a pull request to master)
+#: BASE             the upstream base, a folder of releases/ (default master, the pull requests; 1.38 or 1.37 for a fork at that release)
 #: WHAT             what to run: make test, test-integration: packages (./pkg/...); make build: commands (cmd/...);
 #:                  make verify: checks (gofmt, hygiene, ...: hack/verify-*.sh); make update-generated: steps;
 #:                  make test-upstream-e2e: configurations (on off base); make test-docs: another copy of the guide;
@@ -35,13 +35,13 @@ help: ## Show the targets and the settings.
 #: KEP_PLUGIN_SCALE make test-e2e: 1 also measures kubectl probe on the 500 Pods of a ReplicaSet
 #: KEP_CI_SKIP_NODE .ci/run: 1 skips make run and the node targets where the machine cannot run a node, and says so
 
-checkout: ## Rebuild _output/kubernetes: the upstream base plus the series, releases/1.37/patches (BASE=1.38: _output/kubernetes-1.38).
+checkout: ## Rebuild _output/kubernetes: the upstream base plus the series, releases/master/patches (BASE=1.38: _output/kubernetes-1.38).
 	@hack/checkout.sh
 
-patches: ## Export the commits of _output/kubernetes into the series, releases/1.37/patches (BASE=1.38: releases/1.38/patches).
+patches: ## Export the commits of _output/kubernetes into the series, releases/master/patches (BASE=1.38: releases/1.38/patches).
 	@hack/export-patches.sh
 
-port: ## Carry what changed in the 1.37 series into the series ported from it (BASE=1.38), and record it.
+port: ## Carry what changed in the series a port is made from into the port (BASE=1.38 from master, then BASE=1.37 from 1.38), and record it.
 	@hack/port.sh
 
 pr: ## Write the series as its stack of pull requests (releases/BASE/prs.md): a branch each in the tree, by you, and their texts in _output/pr/BASE; check each branch on its own.

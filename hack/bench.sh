@@ -28,7 +28,8 @@ for arg in "$@"; do
     *) kep::log::error_exit "usage: hack/bench.sh [--rounds=N] [--loop-rounds=N] [--prober-rounds=N] [--benchtime=DURATION]" ;;
   esac
 done
-kep::sidebyside::run bench
+work="${OUTPUT}/bench"
+kep::sidebyside::run "${work}"
 
 PROBER_PKG=pkg/kubelet/prober
 for tree in base patched; do

@@ -33,8 +33,9 @@ fi
 
 # The new kubelet's parent exits at once: it becomes a child of the node's
 # init, like the first one, and ends with it on teardown.
-kep::node::kubelet_command
-kep::node::exec setsid bash -c '"$@" >>"'"${NODE_STATE}/logs/kubelet.log"'" 2>&1 & echo "kubelet $!"' kubelet "${KUBELET_COMMAND[@]}" \
+kubelet=()
+kep::util::lines kubelet kep::node::kubelet_command
+kep::node::exec setsid bash -c '"$@" >>"'"${NODE_STATE}/logs/kubelet.log"'" 2>&1 & echo "kubelet $!"' kubelet "${kubelet[@]}" \
   >>"${NODE_STATE}/components"
 # kubelet_healthy succeeds once the new kubelet answers on its healthz port.
 kubelet_healthy() { kep::node::exec bash -c 'exec 3<>/dev/tcp/127.0.0.1/10248'; }

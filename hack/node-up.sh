@@ -58,10 +58,15 @@ NODE_KUBE_BIN="${BIN}"
 
 write_configs() {
   mkdir -p "${CONF}/cni" "${NODE_STATE}/logs" "${NODE_STATIC_PODS}"
-  # The node's options, for its init and hack/node-restart-kubelet.sh.
+  # The node's options, for its init and hack/node-restart-kubelet.sh, as
+  # shell assignments that they source.
   {
-    declare -p NODE_BASE NODE_KUBELET NODE_KUBELET_GATE NODE_APISERVER_GATE NODE_APISERVER2_GATE NODE_APISERVER_ARGS NODE_KUBE_BIN
-  } | sed -E 's/^declare -(-|([a-z]+)) /declare -g\2 /' >"${NODE_ENV}"
+    printf 'NODE_BASE=%q\nNODE_KUBELET=%q\nNODE_KUBELET_GATE=%q\nNODE_APISERVER_GATE=%q\nNODE_APISERVER2_GATE=%q\nNODE_KUBE_BIN=%q\n' \
+      "${NODE_BASE}" "${NODE_KUBELET}" "${NODE_KUBELET_GATE}" "${NODE_APISERVER_GATE}" "${NODE_APISERVER2_GATE}" "${NODE_KUBE_BIN}"
+    printf 'NODE_APISERVER_ARGS=('
+    ((${#NODE_APISERVER_ARGS[@]} == 0)) || printf ' %q' "${NODE_APISERVER_ARGS[@]}"
+    printf ' )\n'
+  } >"${NODE_ENV}"
   kep::control_plane::write_kubeconfig "${CONF}/admin.kubeconfig" "https://${NODE_IP}:6443" "${CERTS}"
   kep::control_plane::write_kubeconfig "${NODE_KUBECONFIG}" "https://127.0.0.1:${NODE_API_PORT}" "${CERTS}"
 

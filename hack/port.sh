@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Carries changes of a series to the series ported from it: 'make port
 # BASE=1.38' brings into releases/1.38/patches what changed in
-# releases/1.37/patches (PORT_FROM in releases/1.38/upstream.env) since the last
-# port.
+# releases/master/patches (PORT_FROM in releases/1.38/upstream.env) since the
+# last port, and 'make port BASE=1.37' what changed in releases/1.38/patches.
 #
 # The ported series is its own record of how it was ported: every conflict
 # resolution and every deliberate difference (the gate's version, for

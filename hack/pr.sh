@@ -177,9 +177,6 @@ fi
 
 # Each branch on its own: the packages it changes since the branch before it
 # build and pass.
-kep::golang::test_flags 60m
-INTEGRATION_FLAGS=("${GO_TEST_FLAGS[@]}")
-kep::golang::test_flags 30m
 kep::golang::build_etcd
 scratch="${OUTPUT}/pr-check"
 trap 'kep::tree::remove_worktree "${scratch}"' EXIT

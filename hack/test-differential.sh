@@ -16,7 +16,8 @@ set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
-kep::sidebyside::run differential
+work="${OUTPUT}/differential"
+kep::sidebyside::run "${work}"
 
 seed=${KEP_DIFF_SEED:-1}
 pairs=${KEP_DIFF_PAIRS:-30000}

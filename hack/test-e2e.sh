@@ -5,7 +5,7 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
-kep::golang::test_flags 30m
+kep::util::lines GO_TEST_FLAGS kep::golang::test_flags 30m
 
 # The suite's control plane makes its certificates with openssl and waits
 # for etcd with curl (hack/internal/loopback-control-plane.sh).

@@ -7,7 +7,7 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
-kep::golang::test_flags 60m
+kep::util::lines GO_TEST_FLAGS kep::golang::test_flags 60m
 
 kep::tree::ensure_checkout
 
@@ -16,7 +16,7 @@ if [[ -n "${WHAT:-}" ]]; then
 else
   touched=$(kep::tree::touched_packages)
   # shellcheck disable=SC2086 # one package a line, no spaces
-  kep::golang::split_packages ${touched}
+  kep::util::lines INTEGRATION kep::golang::packages integration ${touched}
   ((${#INTEGRATION[@]})) ||
     kep::log::error_exit "${TREE} changes no integration package (test/integration/...) on ${BASE_TAG}, and the series has integration tests: has ${SERIES}/ been applied? ('make checkout'). WHAT=./test/integration/... runs others."
 fi

@@ -7,13 +7,6 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
-# The flags and environment of make test's unit and integration runs, so
-# that a package whose inputs are those of HEAD gets make test's result from
-# Go's test cache instead of running again.
-kep::golang::test_flags 60m
-INTEGRATION_FLAGS=("${GO_TEST_FLAGS[@]}")
-kep::golang::test_flags 30m
-
 kep::tree::ensure_checkout
 kep::golang::build_etcd
 

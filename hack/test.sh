@@ -12,7 +12,7 @@
 #   5. the project's black-box suite against the built binaries
 #      (hack/test-e2e.sh).
 # The project's tests and the harness checks do not depend on the base, so
-# they run with the default base only (make test, not make test BASE=master).
+# they run with the default base only (make test, not make test BASE=1.37).
 # With WHAT, only the project's Go tests and go test of WHAT run, on this
 # base only: the quick loop while working on a patch.
 #
@@ -21,7 +21,7 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
-kep::golang::test_flags 30m
+kep::util::lines GO_TEST_FLAGS kep::golang::test_flags 30m
 
 kep::tree::ensure_checkout
 
@@ -45,7 +45,7 @@ fi
 if [[ "${BASE}" == "${DEFAULT_BASE}" ]]; then
   kep::util::timed "the harness's self-test" "${ROOT}/hack/internal/test-harness.sh"
 fi
-kep::util::timed "upstream's unit tests" kep::golang::test_units
+kep::util::timed "upstream's unit tests" kep::golang::test_units "${GO_TEST_FLAGS[@]}"
 kep::util::timed "the differential test" "${ROOT}/hack/test-differential.sh"
 kep::util::timed "the integration tests" "${ROOT}/hack/test-integration.sh"
 kep::util::timed "the black-box tests" "${ROOT}/hack/test-e2e.sh"

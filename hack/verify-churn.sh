@@ -18,7 +18,7 @@ failed=()
 for release in $(kep::tree::releases); do
   tree="${OUTPUT}/$(kep::tree::release_var "${release}" KUBE_TREE)"
   base=$(kep::tree::release_var "${release}" BASE_TAG)
-  if ! [[ -d "${tree}/.git" ]] || ! (BASE="${release}" HARNESS_KUBE_ROOT="${tree}" bash -c 'source "$1/hack/lib/init.sh"; kep::tree::is_exported' _ "${ROOT}"); then
+  if ! [[ -d "${tree}/.git" ]] || ! kep::util::in_base "${release}" "${tree}" kep::tree::is_exported; then
     tree=$(kep::tree::fresh_tree "${release}") || {
       failed+=("${release}")
       continue

@@ -66,14 +66,15 @@ mkdir -p "${dir}"
 kep::control_plane::write_pki "${dir}/certs"
 kep::control_plane::write_kubeconfig "${dir}/kubeconfig" "https://127.0.0.1:${port}" "${dir}/certs"
 
-kep::control_plane::etcd_flags local "${dir}/etcd" "${etcd_port}" "$((etcd_port + 1))"
-start_component etcd "${ETCD}" "${ETCD_FLAGS[@]}"
+etcd_flags=() apiserver_flags=()
+kep::util::lines etcd_flags kep::control_plane::etcd_flags local "${dir}/etcd" "${etcd_port}" "$((etcd_port + 1))"
+start_component etcd "${ETCD}" "${etcd_flags[@]}"
 wait_for etcd curl -fsS "http://127.0.0.1:${etcd_port}/health"
 
 # No node runs here: the API server advertises loopback, and does not write
 # that address into the kubernetes Service's endpoints.
-kep::control_plane::apiserver_flags "${dir}/certs" "${etcd_port}" "${port}" "${gate}"
-start_component kube-apiserver "${BIN}/kube-apiserver" "${APISERVER_FLAGS[@]}" \
+kep::util::lines apiserver_flags kep::control_plane::apiserver_flags "${dir}/certs" "${etcd_port}" "${port}" "${gate}"
+start_component kube-apiserver "${BIN}/kube-apiserver" "${apiserver_flags[@]}" \
   --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --endpoint-reconciler-type none
 wait_for kube-apiserver "${BIN}/kubectl" --kubeconfig "${dir}/kubeconfig" get --raw /readyz
 echo ready

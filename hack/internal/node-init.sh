@@ -12,7 +12,10 @@ LOGS="${NODE_STATE}/logs"
 CERTS="${NODE_STATE}/certs"
 CONF="${NODE_STATE}/conf"
 export PATH="${NODE_BIN}:${PATH}"
-kep::node::load_options
+# The options the node was started with (NODE_BASE, NODE_KUBELET,
+# NODE_*_GATE, NODE_APISERVER_ARGS, NODE_KUBE_BIN).
+# shellcheck source=/dev/null # written by hack/node-up.sh
+source "${NODE_ENV}"
 
 # The kubelet and containerd write to fixed paths under /run, /var/lib and
 # /var/log (the kubelet hard-codes /var/log/containers). Give them the
@@ -47,18 +50,20 @@ start_node_component() {
 kube_apiserver() {
   local name=$1 port=$2 gate=$3
   shift 3
-  # shellcheck disable=SC2153 # kep::node::load_options sets it
+  # shellcheck disable=SC2153 # NODE_ENV sets it
   ((NODE_BASE == 0)) || gate=""
-  kep::control_plane::apiserver_flags "${CERTS}" 2379 "${port}" "${gate}"
-  start_node_component "${name}" "${NODE_KUBE_BIN}/kube-apiserver" "${APISERVER_FLAGS[@]}" \
+  local flags=()
+  kep::util::lines flags kep::control_plane::apiserver_flags "${CERTS}" 2379 "${port}" "${gate}"
+  start_node_component "${name}" "${NODE_KUBE_BIN}/kube-apiserver" "${flags[@]}" \
     --advertise-address "${NODE_IP}" --kubelet-preferred-address-types InternalIP "$@"
 }
 
-kep::control_plane::etcd_flags node "${NODE_STATE}/etcd" 2379 2380
-start_node_component etcd "${ETCD}" "${ETCD_FLAGS[@]}"
+etcd_flags=()
+kep::util::lines etcd_flags kep::control_plane::etcd_flags node "${NODE_STATE}/etcd" 2379 2380
+start_node_component etcd "${ETCD}" "${etcd_flags[@]}"
 
 # More flags for the API server, for example an audit policy (make test-docs).
-# shellcheck disable=SC2153 # kep::node::load_options sets it
+# shellcheck disable=SC2153 # NODE_ENV sets it
 kube_apiserver kube-apiserver 6443 "${NODE_APISERVER_GATE}" "${NODE_APISERVER_ARGS[@]}"
 # A second API server on the same etcd, as in a cluster that is rolling the
 # gate out: one API server has it, the other not yet.
@@ -78,8 +83,9 @@ start_node_component containerd containerd --config "${CONF}/containerd.toml"
 # The kubelet exits when the runtime does not answer at once.
 kep::util::poll 60 test -S /run/containerd/containerd.sock || true
 
-kep::node::kubelet_command
-start_node_component kubelet "${KUBELET_COMMAND[@]}"
+kubelet=()
+kep::util::lines kubelet kep::node::kubelet_command
+start_node_component kubelet "${kubelet[@]}"
 
 # PID 1 stays to reap orphans (shims re-parent to it) until it is killed.
 while true; do

@@ -17,8 +17,8 @@
 #   an empty series;
 # - a patch that does not apply leaves the git am session, which every
 #   target reports, and no path loses the series;
-# - make port carries a change of the 1.37 series into the 1.38 series, and
-#   stops, writing nothing, where the bases differ;
+# - make port carries a change of the master series into the 1.38 series,
+#   and stops, writing nothing, where the bases differ;
 # - make clean refuses while any base's tree holds an uncommitted edit, an
 #   unexported commit, a stash, a side branch or a git am session, and
 #   KEP_FORCE=1 overrides it;
@@ -156,7 +156,7 @@ git -C "${work}/unexported" reset -q --hard "${BASE_TAG}"
 git -C "${work}/unexported" fetch -q "${s}" HEAD
 git -C "${work}/unexported" cherry-pick FETCH_HEAD >/dev/null
 git -C "${work}/unexported" update-ref -d "${SYNCED_REF}"
-unit_step() { HARNESS_KUBE_ROOT=$1 in_harness eval 'kep::golang::test_flags 5m && kep::golang::test_units'; }
+unit_step() { HARNESS_KUBE_ROOT=$1 in_harness kep::golang::test_units -timeout=5m; }
 check "make test's unit step tests the package of an unexported commit" unit_step "${work}/unexported"
 check "and says so" eval 'said "^ok[[:space:]]*k8s.io/kubernetes/${pkg}" && said "upstream tests of what .* changes: ./${pkg}$"'
 git -C "${work}/unexported" reset -q --hard "${BASE_TAG}"
@@ -204,7 +204,7 @@ rm -rf "${series}"
 cp -R "${RELEASES}/${BASE}/patches" "${series}"
 checkout
 
-# make port carries a change of the 1.37 series into the 1.38 series, on
+# make port carries a change of the master series into the 1.38 series, on
 # copies of releases/ and of the 1.38 tree; the port check of make verify
 # sees a change that was not carried.
 port() {
@@ -213,8 +213,9 @@ port() {
 series_patch() { find "${HARNESS_RELEASES}/$1/patches" -name "$2-*.patch"; }
 check "the 1.38 series applies with git am and passes the port check" port check
 # The edits below depend on no patch's text: one adds a file to the first
-# patch, the other changes .go-version, which names each base's Go release.
-first=$(series_patch 1.37 0001)
+# patch, the other changes the line of the binary version, where the master
+# base differs from 1.38's (KUBE_BINARY_VERSION in its upstream.env).
+first=$(series_patch master 0001)
 cat >>"${first}" <<'EOF'
 diff --git a/harness-port-check b/harness-port-check
 new file mode 100644
@@ -223,8 +224,8 @@ new file mode 100644
 @@ -0,0 +1 @@
 +carried by make port
 EOF
-check "the port check fails after the 1.37 series changed" eval '! port check && said "has changed since" && said "does not record"'
-# The commit messages of the 1.38 series, which differ from the 1.37 ones
+check "the port check fails after the master series changed" eval '! port check && said "has changed since" && said "does not record"'
+# The commit messages of the 1.38 series, which differ from master's
 # where the gate's release does.
 messages() { for p in "${HARNESS_RELEASES}/1.38/patches/"*.patch; do sed -n '/^diff --git /q; /^Subject:/,$p' "${p}"; done; }
 messages >"${work}/messages"
@@ -236,16 +237,15 @@ sed -i '0,/^diff --git /s//A line of the message carried by make port.\n\ndiff -
 check "a reworded commit ports" port
 check "and its new line is merged into the 1.38 message" grep -q "^A line of the message carried by make port" "$(series_patch 1.38 0001)"
 cp -R "${HARNESS_RELEASES}/1.38" "${work}/ported"
-go_version=$(git -C "${s}" show "${BASE_TAG}:.go-version")
-cat >>"${first}" <<EOF
-diff --git a/.go-version b/.go-version
---- a/.go-version
-+++ b/.go-version
-@@ -1 +1 @@
--${go_version}
-+${go_version}.1
-EOF
-check "a change where the bases differ does not port" eval '! port && said "first in 0001" && said ".go-version"'
+version_file=staging/src/k8s.io/component-base/version/base.go
+git -C "${s}" show "${BASE_TAG}:${version_file}" >"${work}/base.go"
+n=$(grep -n 'DefaultKubeBinaryVersion = ' "${work}/base.go" | cut -d: -f1)
+{
+  printf 'diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -%d,3 +%d,3 @@\n' \
+    "${version_file}" "${version_file}" "${version_file}" "${version_file}" $((n - 1)) $((n - 1))
+  awk -v n="${n}" 'NR == n - 1 || NR == n + 1 { print " " $0 } NR == n { print "-" $0; print "+" $0 " // carried by make port" }' "${work}/base.go"
+} >>"${first}"
+check "a change where the bases differ does not port" eval '! port && said "first in 0001" && said "version/base.go"'
 check "and nothing is written" diff -r "${work}/ported" "${HARNESS_RELEASES}/1.38"
 rm -rf "${HARNESS_RELEASES}"
 cp -R "${RELEASES}" "${HARNESS_RELEASES}"

@@ -46,28 +46,29 @@ kep::control_plane::write_kubeconfig() {
   "${kc[@]}" config use-context kep >/dev/null
 }
 
-# kep::control_plane::etcd_flags NAME DIR CLIENT_PORT PEER_PORT sets ETCD_FLAGS: a one-member
-# etcd on loopback that keeps its data in DIR.
+# kep::control_plane::etcd_flags NAME DIR CLIENT_PORT PEER_PORT prints, one a
+# line, the flags of a one-member etcd on loopback that keeps its data in DIR.
 kep::control_plane::etcd_flags() {
   local client="http://127.0.0.1:$3" peer="http://127.0.0.1:$4"
-  ETCD_FLAGS=(--name "$1" --data-dir "$2"
-    --listen-client-urls "${client}" --advertise-client-urls "${client}"
-    --listen-peer-urls "${peer}" --initial-advertise-peer-urls "${peer}"
-    --initial-cluster "$1=${peer}")
+  printf '%s\n' --name "$1" --data-dir "$2" \
+    --listen-client-urls "${client}" --advertise-client-urls "${client}" \
+    --listen-peer-urls "${peer}" --initial-advertise-peer-urls "${peer}" \
+    --initial-cluster "$1=${peer}"
 }
 
-# kep::control_plane::apiserver_flags DIR ETCD_PORT PORT GATE sets APISERVER_FLAGS: a
-# kube-apiserver on PORT, storing in the etcd on 127.0.0.1:ETCD_PORT, with
-# the certificates and token of DIR (kep::control_plane::write_pki), RBAC, and
-# MutableContainerProbes set to GATE. An empty GATE sets no feature gate:
-# the base release does not know it.
+# kep::control_plane::apiserver_flags DIR ETCD_PORT PORT GATE prints, one a
+# line, the flags of a kube-apiserver on PORT, storing in the etcd on
+# 127.0.0.1:ETCD_PORT, with the certificates and token of DIR
+# (kep::control_plane::write_pki), RBAC, and MutableContainerProbes set to
+# GATE. An empty GATE sets no feature gate: the base release does not know
+# it.
 kep::control_plane::apiserver_flags() {
   local dir=$1
-  APISERVER_FLAGS=(--etcd-servers "http://127.0.0.1:$2" --secure-port "$3"
-    --tls-cert-file "${dir}/apiserver.crt" --tls-private-key-file "${dir}/apiserver.key"
-    --client-ca-file "${dir}/ca.crt" --token-auth-file "${dir}/tokens.csv"
-    --authorization-mode RBAC --service-cluster-ip-range "${SERVICE_CIDR}"
-    --service-account-issuer https://kubernetes.default.svc.cluster.local
-    --service-account-key-file "${dir}/sa.pub" --service-account-signing-key-file "${dir}/sa.key")
-  [[ -z "$4" ]] || APISERVER_FLAGS+=(--feature-gates "MutableContainerProbes=$4")
+  printf '%s\n' --etcd-servers "http://127.0.0.1:$2" --secure-port "$3" \
+    --tls-cert-file "${dir}/apiserver.crt" --tls-private-key-file "${dir}/apiserver.key" \
+    --client-ca-file "${dir}/ca.crt" --token-auth-file "${dir}/tokens.csv" \
+    --authorization-mode RBAC --service-cluster-ip-range "${SERVICE_CIDR}" \
+    --service-account-issuer https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file "${dir}/sa.pub" --service-account-signing-key-file "${dir}/sa.key"
+  [[ -z "$4" ]] || printf '%s\n' --feature-gates "MutableContainerProbes=$4"
 }

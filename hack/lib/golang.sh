@@ -2,11 +2,18 @@
 # How the harness runs go on a tree: go test's flags and -trimpath, the
 # integration tests, and the etcd they need. hack/lib/init.sh sources it.
 
-# kep::golang::test_flags sets GO_TEST_FLAGS from upstream's settings for go test,
-# which make test, test-series, test-integration and test-e2e honour: KUBE_TIMEOUT (default
-# -timeout=$1) and KUBE_TEST_ARGS (more arguments, such as -run or -v).
-# GOFLAGS reaches go test through the environment.
-kep::golang::test_flags() { read -ra GO_TEST_FLAGS <<<"${KUBE_TIMEOUT:--timeout=$1} ${KUBE_TEST_ARGS:-}"; }
+# kep::golang::test_flags TIMEOUT prints, one a line, go test's flags from
+# upstream's settings for it, which make test, test-series, test-integration
+# and test-e2e honour: KUBE_TIMEOUT (default -timeout=TIMEOUT) and
+# KUBE_TEST_ARGS (more arguments, such as -run or -v). GOFLAGS reaches go
+# test through the environment.
+#
+#   kep::util::lines GO_TEST_FLAGS kep::golang::test_flags 30m
+kep::golang::test_flags() {
+  local flags
+  read -ra flags <<<"${KUBE_TIMEOUT:--timeout=$1} ${KUBE_TEST_ARGS:-}"
+  ((${#flags[@]} == 0)) || printf '%s\n' "${flags[@]}"
+}
 # Whatever is built from a tree (tests, test and e2e binaries, binaries,
 # upstream's generators, golangci-lint's package loading) is built with
 # -trimpath, which keeps the tree's path out of Go's build and test cache
@@ -65,19 +72,19 @@ kep::golang::test_integration() {
 # make test-series vet it, and make test-node runs the specs.
 NODE_E2E_PACKAGES='^\./test/e2e_node(/|$)'
 
-# kep::golang::split_packages PKG... sets UNIT_PACKAGES, INTEGRATION and NODE_E2E to
-# the unit, integration and node e2e packages among PKG.
-kep::golang::split_packages() {
-  UNIT_PACKAGES=() INTEGRATION=() NODE_E2E=()
-  local pkg
+# kep::golang::packages KIND PKG... prints the packages among PKG of KIND:
+# unit, integration or node-e2e.
+kep::golang::packages() {
+  local kind=$1 pkg of
+  shift
   for pkg in "$@"; do
+    of=unit
     if [[ "${pkg}" =~ ${INTEGRATION_PACKAGES} ]]; then
-      INTEGRATION+=("${pkg}")
+      of=integration
     elif [[ "${pkg}" =~ ${NODE_E2E_PACKAGES} ]]; then
-      NODE_E2E+=("${pkg}")
-    else
-      UNIT_PACKAGES+=("${pkg}")
+      of=node-e2e
     fi
+    [[ "${of}" != "${kind}" ]] || echo "${pkg}"
   done
 }
 
@@ -87,34 +94,98 @@ kep::golang::split_packages() {
 # package with KUBE_RACE=-race).
 RACE_PACKAGES='^\./pkg/(kubelet/prober|probe)(/|$)'
 
-# kep::golang::test_units runs, in the tree, go test of every unit package that it
-# changes on its base, then again with -race those of them that RACE_PACKAGES
-# matches, and go vet of the node e2e suite if it changes that.
-# It fails when the tree changes no Go package (kep::tree::touched_packages).
+# kep::golang::test_units FLAG... runs, in the tree, go test FLAG... of every
+# unit package that it changes on its base, then again with -race those of
+# them that RACE_PACKAGES matches, and go vet of the node e2e suite if it
+# changes that. It fails when the tree changes no Go package
+# (kep::tree::touched_packages).
 kep::golang::test_units() {
-  local touched
+  local touched units=() node_e2e=() race=() pkg
   touched=$(kep::tree::touched_packages) || return
   # shellcheck disable=SC2086 # one package a line, no spaces
-  kep::golang::split_packages ${touched}
-  if ((${#UNIT_PACKAGES[@]})); then
-    kep::log::status "upstream tests of what ${TREE} changes: ${UNIT_PACKAGES[*]}"
-    (cd "${KUBE_ROOT}" && kep::golang::gotest "unit-${BASE}" "${TRIMPATH}" "${GO_TEST_FLAGS[@]}" "${UNIT_PACKAGES[@]}") || return
-    local pkg race=()
-    for pkg in "${UNIT_PACKAGES[@]}"; do
+  kep::util::lines units kep::golang::packages unit ${touched} || return
+  # shellcheck disable=SC2086
+  kep::util::lines node_e2e kep::golang::packages node-e2e ${touched} || return
+  if ((${#units[@]})); then
+    kep::log::status "upstream tests of what ${TREE} changes: ${units[*]}"
+    (cd "${KUBE_ROOT}" && kep::golang::gotest "unit-${BASE}" "${TRIMPATH}" "$@" "${units[@]}") || return
+    for pkg in "${units[@]}"; do
       [[ ! "${pkg}" =~ ${RACE_PACKAGES} ]] || race+=("${pkg}")
     done
     if ((${#race[@]})); then
       kep::log::status "the same tests with the race detector: ${race[*]}"
-      (cd "${KUBE_ROOT}" && kep::golang::gotest "race-${BASE}" "${TRIMPATH}" -race "${GO_TEST_FLAGS[@]}" "${race[@]}") || return
+      (cd "${KUBE_ROOT}" && kep::golang::gotest "race-${BASE}" "${TRIMPATH}" -race "$@" "${race[@]}") || return
     fi
   else
     kep::log::status "${TREE} changes no unit package, only: ${touched//$'\n'/ }"
   fi
-  if ((${#NODE_E2E[@]})); then
-    kep::log::status "go vet of the node e2e suite, whose specs make test-node runs: ${NODE_E2E[*]}"
-    (cd "${KUBE_ROOT}" && go vet "${TRIMPATH}" "${NODE_E2E[@]}") || return
+  if ((${#node_e2e[@]})); then
+    kep::log::status "go vet of the node e2e suite, whose specs make test-node runs: ${node_e2e[*]}"
+    (cd "${KUBE_ROOT}" && go vet "${TRIMPATH}" "${node_e2e[@]}") || return
   fi
 }
+
+# kep::golang::build_binaries OUT PATCH TARGET... builds the commands TARGET
+# (cmd/kubelet, ...) of the tree into OUT, stamped with the tree's version and
+# commit; with PATCH, a patch of the tree's Go files, not empty, it builds the
+# tree with it applied through go build -overlay, leaving the tree as it is.
+kep::golang::build_binaries() (
+  local out=$1 patch=$2 commit state version major minor ldflags=() overlay=() scratch="" replace=() file target pkg
+  shift 2
+  mkdir -p "${out}"
+  cd "${KUBE_ROOT}" || return
+  trap '[[ -z "${scratch}" ]] || rm -rf "${scratch}"' EXIT
+
+  # Stamp the version as upstream's hack/lib/version.sh does, so that
+  # 'kubectl version' and the Node's kubeletVersion say which release and
+  # which commit of the patched tree this is. Only the link step reads these.
+  commit=$(kep::tree::git rev-parse HEAD)
+  state=clean
+  [[ -z "$(kep::tree::git status --porcelain --untracked-files=no)" ]] || state=dirty
+  # A base whose DefaultKubeBinaryVersion is raised (the one for master) is
+  # stamped as master's builds are: the next release's alpha.0. Otherwise the
+  # API server would emulate the release the base was served as, where the
+  # gate does not exist yet.
+  version=${KUBE_VERSION}
+  if [[ -n "${KUBE_BINARY_VERSION:-}" ]]; then
+    version=v${KUBE_BINARY_VERSION}.0-alpha.0
+  fi
+  major=${version#v}
+  minor=${major#*.}
+  for pkg in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
+    ldflags+=(
+      "-X ${pkg}.gitVersion=${version}+kep.6318"
+      "-X ${pkg}.gitMajor=${major%%.*}"
+      "-X ${pkg}.gitMinor=${minor%%.*}"
+      "-X ${pkg}.gitCommit=${commit}"
+      "-X ${pkg}.gitTreeState=${state}"
+    )
+  done
+
+  if [[ -n "${patch}" ]]; then
+    # The patched copies of the files that the patch changes, in a scratch
+    # directory that goes when the build ends.
+    scratch=$(mktemp -d)
+    while read -r file; do
+      mkdir -p "${scratch}/$(dirname "${file}")"
+      cp "${file}" "${scratch}/${file}"
+      replace+=("${KUBE_ROOT}/${file}" "${scratch}/${file}")
+    done < <(sed -n 's|^+++ b/||p' "${patch}")
+    patch -s -p1 -d "${scratch}" <"${patch}" || kep::log::error_exit "${patch} does not apply to ${KUBE_ROOT#"${ROOT}/"}"
+    kep::golang::write_overlay "${scratch}/overlay.json" "${replace[@]}"
+    overlay=(-overlay "${scratch}/overlay.json")
+    kep::log::status "building with ${patch#"${ROOT}/"}"
+  fi
+
+  for target in "$@"; do
+    kep::log::status "building ${target}"
+    # Otherwise the build settings of the tests (-trimpath, as upstream's
+    # release builds), so the binaries reuse the packages that the tests have
+    # compiled (and the other way round).
+    go build "${TRIMPATH}" "${overlay[@]}" -ldflags "${ldflags[*]}" -o "${out}/$(basename "${target}")" "./${target}"
+  done
+  kep::log::status "binaries are in ${out#"${ROOT}/"}"
+)
 
 # kep::golang::build_etcd builds the etcd that upstream's integration framework and
 # make run use, into ETCD. go install refuses etcd's replace directives;
@@ -134,11 +205,13 @@ kep::golang::build_etcd() {
 # kep::golang::test_change ROOT FROM NAME runs go vet and go test, integration
 # tests included, on the packages that the checkout ROOT changes since the
 # commit FROM, as make test-series does for each commit and make pr for each
-# pull request. NAME says what is tested in its messages. It fails when a
-# package does not pass. The caller has set GO_TEST_FLAGS (test_flags 30m) and
-# INTEGRATION_FLAGS (test_flags 60m), and built etcd.
+# pull request, with the flags of make test's unit (30m) and integration
+# (60m) runs, so that a package whose inputs are those of make test's tree
+# gets its result from Go's test cache. NAME says what is tested in its
+# messages. It fails when a package does not pass. The caller has built
+# etcd.
 kep::golang::test_change() {
-  local root=$1 from=$2 name=$3 files pkgs
+  local root=$1 from=$2 name=$3 files pkgs units=() integration=() unit_flags=() integration_flags=()
   files=$(kep::tree::changed_files "${root}" "${from}") || return
   pkgs=$(kep::tree::packages_of "${root}" <<<"${files}") || return
   if [[ -z "${pkgs}" ]]; then
@@ -146,12 +219,16 @@ kep::golang::test_change() {
     return 0
   fi
   # shellcheck disable=SC2086 # one package a line, no spaces
-  kep::golang::split_packages ${pkgs}
+  kep::util::lines units kep::golang::packages unit ${pkgs} || return
+  # shellcheck disable=SC2086
+  kep::util::lines integration kep::golang::packages integration ${pkgs} || return
+  kep::util::lines unit_flags kep::golang::test_flags 30m || return
+  kep::util::lines integration_flags kep::golang::test_flags 60m || return
   # go vet has checked the packages and their tests; go test would run a
   # subset of its checks again. go vet builds the node e2e suite; its specs
   # need a node (make test-node).
   # shellcheck disable=SC2086
   (cd "${root}" && go vet "${TRIMPATH}" ${pkgs} &&
-    { ((${#UNIT_PACKAGES[@]} == 0)) || go test "${TRIMPATH}" -vet=off "${GO_TEST_FLAGS[@]}" "${UNIT_PACKAGES[@]}"; } &&
-    { ((${#INTEGRATION[@]} == 0)) || kep::golang::test_integration -vet=off "${INTEGRATION_FLAGS[@]}" "${INTEGRATION[@]}"; })
+    { ((${#units[@]} == 0)) || go test "${TRIMPATH}" -vet=off "${unit_flags[@]}" "${units[@]}"; } &&
+    { ((${#integration[@]} == 0)) || kep::golang::test_integration -vet=off "${integration_flags[@]}" "${integration[@]}"; })
 }

@@ -15,7 +15,7 @@ OUTPUT="${HARNESS_OUTPUT:-${ROOT}/_output}"
 # BASE names the upstream release to work on: releases/BASE/upstream.env
 # pins it, and releases/BASE/patches is its series. HARNESS_RELEASES lets
 # hack/internal/test-harness.sh work on a copy of releases/.
-DEFAULT_BASE=1.37
+DEFAULT_BASE=master
 BASE="${BASE:-${DEFAULT_BASE}}"
 RELEASES="${HARNESS_RELEASES:-${ROOT}/releases}"
 RELEASE="${RELEASES}/${BASE}"
@@ -76,6 +76,24 @@ kep::util::lines() {
   [[ -z "${text}" ]] || mapfile -t kep_lines <<<"${text}"
 }
 
+# kep::util::trap_add CMD SIGNAL makes the trap on SIGNAL run CMD and then
+# what it ran before, as upstream's kube::util::trap_add does: a helper that
+# cleans up after itself never drops its caller's trap, nor the caller its.
+kep::util::trap_add() {
+  local cmd=$1 signal=$2 previous=()
+  # trap -p prints the trap as a quoted trap command: trap -- 'CMD' SIGNAL.
+  eval "previous=($(trap -p "${signal}"))"
+  # shellcheck disable=SC2064 # the commands are joined now, and run later
+  trap "${cmd}${previous[2]:+; ${previous[2]}}" "${signal}"
+}
+
+# kep::util::in_base RELEASE TREE CMD... runs the library command CMD for
+# another base, RELEASE, in a shell of its own that loads that base's
+# settings, on TREE (empty: the base's own tree, _output/<KUBE_TREE>).
+kep::util::in_base() {
+  BASE="$1" HARNESS_KUBE_ROOT="$2" bash -c 'source "$0/hack/lib/init.sh" && "$@"' "${ROOT}" "${@:3}"
+}
+
 # kep::util::timed NAME CMD... runs CMD and logs how long it took, so that a
 # slow part shows in the CI log (docs/ci.md says where the time goes).
 kep::util::timed() {
@@ -118,6 +136,8 @@ export GOTOOLCHAIN="${KUBE_GOTOOLCHAIN}" FORCE_HOST_GO=1 GOCACHE GOMODCACHE
 source "${ROOT}/hack/lib/deps.sh"
 # shellcheck source=hack/lib/tree.sh
 source "${ROOT}/hack/lib/tree.sh"
+# shellcheck source=hack/lib/checkout.sh
+source "${ROOT}/hack/lib/checkout.sh"
 # shellcheck source=hack/lib/golang.sh
 source "${ROOT}/hack/lib/golang.sh"
 # shellcheck source=hack/lib/control-plane.sh

@@ -47,26 +47,22 @@ NODE_KUBE_TARGETS=(cmd/kube-apiserver cmd/kube-controller-manager cmd/kube-sched
 # The options the node was started with (hack/node-up.sh writes them).
 NODE_ENV="${NODE_STATE}/conf/node.env"
 
-# kep::node::load_options sets the options of the node that hack/node-up.sh
-# started (NODE_BASE, NODE_KUBELET, NODE_*_GATE, NODE_APISERVER_ARGS), and NODE_KUBE_BIN,
-# where its Kubernetes binaries are: those of the base it was started with,
-# whatever BASE a later command has, and the unpatched base release's, built
-# from _output/base, with --base (make test-upstream-e2e compares the two).
-kep::node::load_options() {
+# kep::node::kubelet_command prints, one a line, the node's kubelet and its
+# flags: the kubelet of the options in NODE_ENV, those of the node that
+# hack/node-up.sh started (NODE_KUBE_BIN is where its Kubernetes binaries
+# are: those of the base it was started with, whatever BASE a later command
+# has, or the unpatched base release's, built from _output/base, with
+# --base; NODE_KUBELET, another kubelet, with --kubelet).
+kep::node::kubelet_command() (
+  local conf="${NODE_STATE}/conf" kubelet
   # shellcheck source=/dev/null # written by hack/node-up.sh
   source "${NODE_ENV}"
-}
-
-# kep::node::kubelet_command sets KUBELET_COMMAND to the node's kubelet and its flags.
-kep::node::kubelet_command() {
-  local conf="${NODE_STATE}/conf" kubelet
-  kep::node::load_options
   kubelet=${NODE_KUBE_BIN}/kubelet
   [[ -z "${NODE_KUBELET}" ]] || kubelet=${NODE_KUBELET}
-  KUBELET_COMMAND=("${kubelet}" --config "${conf}/kubelet.yaml"
-    --kubeconfig "${conf}/admin.kubeconfig" --hostname-override "${NODE_NAME}"
-    --node-ip "${NODE_IP}" --v 2)
-}
+  printf '%s\n' "${kubelet}" --config "${conf}/kubelet.yaml" \
+    --kubeconfig "${conf}/admin.kubeconfig" --hostname-override "${NODE_NAME}" \
+    --node-ip "${NODE_IP}" --v 2
+)
 
 # kep::node::cgroup_v2_only succeeds on a host whose only cgroup hierarchy is
 # v2: cgroup2 is mounted and no v1 controller is. HARNESS_PROC_MOUNTS names
@@ -139,7 +135,7 @@ kep::node::build_runtime() {
 # images. kep::node::build_base_binaries builds the base's components too.
 kep::node::build() {
   kep::node::build_runtime
-  WHAT="${NODE_KUBE_TARGETS[*]}" "${ROOT}/hack/build.sh"
+  kep::golang::build_binaries "${BIN}" "" "${NODE_KUBE_TARGETS[@]}"
   kep::golang::build_etcd
   kep::log::status "building the node tools and images"
   mkdir -p "${NODE_IMAGES}"

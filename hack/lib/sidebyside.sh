@@ -8,8 +8,8 @@
 # They live in test/sidebyside/testdata, which the project's own go commands
 # ignore.
 
-# The base tree of each base: _output/base for 1.37, _output/base-1.38 for
-# 1.38, so that both last through a run that tests both.
+# The base tree of each base: _output/base for master, _output/base-1.37 for
+# 1.37, so that both last through a run that tests both.
 BASE_ROOT="${OUTPUT}/${KUBE_TREE/kubernetes/base}"
 SIDEBYSIDE="${ROOT}/test/sidebyside/testdata"
 
@@ -27,14 +27,13 @@ kep::sidebyside::ensure_base_tree() {
   kep::tree::new_worktree "${BASE_ROOT}" "${base}"
 }
 
-# kep::sidebyside::run NAME prepares a run in both trees: it makes sure the patched
-# tree (as it is) and the base tree exist, and sets work to the run's
-# directory, _output/NAME.
+# kep::sidebyside::run DIR prepares a run in both trees: it makes sure the
+# patched tree (as it is) and the base tree exist, and DIR, the run's
+# directory.
 kep::sidebyside::run() {
   kep::tree::ensure_checkout
   kep::sidebyside::ensure_base_tree
-  work="${OUTPUT}/$1"
-  mkdir -p "${work}"
+  mkdir -p "$1"
 }
 
 # kep::sidebyside::tree_root TREE prints the root of the patched or the base tree.

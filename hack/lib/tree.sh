@@ -24,7 +24,7 @@ kep::tree::remove_worktree() {
 kep::tree::base_commit() { kep::tree::git rev-parse --verify -q "refs/tags/${BASE_TAG}^{commit}"; }
 
 # kep::tree::standin_paths prints where the base commit of _output/kubernetes has
-# stand-in modules (hack/checkout.sh, releases/<minor>/upstream.env).
+# stand-in modules (hack/lib/checkout.sh, releases/<minor>/upstream.env).
 kep::tree::standin_paths() {
   local base name
   base=$(kep::tree::base_commit)
@@ -65,18 +65,6 @@ kep::tree::port_leaves() {
   done
   for release in $(kep::tree::ported_from_any); do
     [[ "${origins}" == *" ${release} "* ]] || echo "${release}"
-  done
-}
-
-# kep::tree::ported_releases prints the releases whose series is ported from BASE's
-# (PORT_FROM in their upstream.env).
-kep::tree::ported_releases() {
-  local release
-  for release in "${RELEASES}"/*/; do
-    release=$(basename "${release}")
-    if [[ "$(kep::tree::release_var "${release}" PORT_FROM)" == "${BASE}" ]]; then
-      echo "${release}"
-    fi
   done
 }
 
@@ -186,7 +174,7 @@ kep::tree::am_in_progress_error() {
 # tree and the series differ. Only 'make checkout' rebuilds an existing tree.
 kep::tree::ensure_checkout() {
   if [[ ! -d "${KUBE_ROOT}/.git" ]]; then
-    "${ROOT}/hack/checkout.sh"
+    kep::checkout::tree
     return
   fi
   kep::tree::base_commit >/dev/null || kep::log::error_exit "${KUBE_ROOT} has no ${BASE_TAG} tag. Move it away and run 'make checkout'."
@@ -225,20 +213,21 @@ kep::tree::fresh_tree() {
     return
   fi
   [[ ! -e "${tree}" ]] || tree="${HARNESS_VERIFY_RUN}/${release}"
-  BASE="${release}" HARNESS_KUBE_ROOT="${tree}" "${ROOT}/hack/checkout.sh" >&2 || return
+  kep::util::in_base "${release}" "${tree}" kep::checkout::tree >&2 || return
   echo "${tree}" >"${HARNESS_VERIFY_RUN}/${release}.fresh"
   echo "${tree}"
 }
 
 # kep::tree::verify_run sets HARNESS_VERIFY_RUN, the scratch directory of a make
 # verify run, unless hack/verify.sh has: a check run on its own gets its own.
-# The directory goes when the script exits (the trap is the script's only one).
+# The directory goes when the script exits.
 kep::tree::verify_run() {
   [[ -z "${HARNESS_VERIFY_RUN:-}" ]] || return 0
   mkdir -p "${OUTPUT}"
   HARNESS_VERIFY_RUN=$(mktemp -d "${OUTPUT}/verify.XXXXXX")
   export HARNESS_VERIFY_RUN
-  trap 'rm -rf "${HARNESS_VERIFY_RUN}"' EXIT
+  # shellcheck disable=SC2016 # expanded when the trap runs
+  kep::util::trap_add 'rm -rf "${HARNESS_VERIFY_RUN}"' EXIT
 }
 
 # kep::tree::release_patches RELEASE prints the directory of the series of RELEASE.
@@ -272,7 +261,7 @@ kep::tree::origin_commits() {
   local scratch=$1 dir=$2 ref=$3 origin tag parent f
   origin="${OUTPUT}/$(kep::tree::release_var "${PORT_FROM}" KUBE_TREE)"
   tag=$(kep::tree::release_var "${PORT_FROM}" BASE_TAG)
-  [[ -d "${origin}/.git" ]] || BASE="${PORT_FROM}" HARNESS_KUBE_ROOT='' "${ROOT}/hack/checkout.sh"
+  [[ -d "${origin}/.git" ]] || kep::util::in_base "${PORT_FROM}" '' kep::checkout::tree
   parent=$(git -C "${origin}" rev-parse "${tag}^{commit}")
   GIT_INDEX_FILE="${scratch}/origin-index" git -C "${origin}" read-tree "${parent}"
   for f in "${dir}"/[0-9][0-9][0-9][0-9]-*.patch; do
