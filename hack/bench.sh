@@ -17,6 +17,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+# shellcheck source=hack/lib/sidebyside.sh
+source "${ROOT}/hack/lib/sidebyside.sh"
 
 rounds=30 loop_rounds=90 prober_rounds=3 benchtime=200ms
 for arg in "$@"; do

@@ -12,5 +12,7 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+# shellcheck source=hack/lib/checkout.sh
+source "${ROOT}/hack/lib/checkout.sh"
 
 kep::checkout::tree

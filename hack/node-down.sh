@@ -9,6 +9,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+# shellcheck source=hack/lib/node.sh
+source "${ROOT}/hack/lib/node.sh"
 
 # pids_in_namespace prints the processes of the cluster's PID namespace.
 # Containers run in PID namespaces nested in it, and are found through their

@@ -9,6 +9,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+# shellcheck source=hack/lib/node.sh
+source "${ROOT}/hack/lib/node.sh"
 
 gate=${1:-}
 [[ -z "${gate}" || "${gate}" == true || "${gate}" == false ]] || kep::log::error_exit "usage: hack/node-restart-kubelet.sh [true|false]"

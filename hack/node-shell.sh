@@ -8,6 +8,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+# shellcheck source=hack/lib/node.sh
+source "${ROOT}/hack/lib/node.sh"
 
 (($#)) || set -- bash
 kep::node::exec env KUBECONFIG="${NODE_STATE}/conf/admin.kubeconfig" \

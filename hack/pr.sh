@@ -18,6 +18,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+# shellcheck source=hack/lib/golang.sh
+source "${ROOT}/hack/lib/golang.sh"
 
 prs="${RELEASE}/prs.md"
 [[ -f "${prs}" ]] || kep::log::error_exit "releases/${BASE} has no prs.md: its series is not sent as pull requests."

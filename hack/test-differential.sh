@@ -15,6 +15,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+# shellcheck source=hack/lib/sidebyside.sh
+source "${ROOT}/hack/lib/sidebyside.sh"
 
 work="${OUTPUT}/differential"
 kep::sidebyside::run "${work}"

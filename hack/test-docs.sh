@@ -17,6 +17,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+# shellcheck source=hack/lib/e2e.sh
+source "${ROOT}/hack/lib/e2e.sh"
 
 kep::node::require "make test-docs"
 # The guide reads the audit log with jq, and calls the API with curl.

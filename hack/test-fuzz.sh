@@ -13,6 +13,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+# shellcheck source=hack/lib/sidebyside.sh
+source "${ROOT}/hack/lib/sidebyside.sh"
 
 kep::tree::ensure_checkout
 

@@ -7,6 +7,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+# shellcheck source=hack/lib/golang.sh
+source "${ROOT}/hack/lib/golang.sh"
 kep::util::lines GO_TEST_FLAGS kep::golang::test_flags 60m
 
 kep::tree::ensure_checkout

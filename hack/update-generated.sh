@@ -15,6 +15,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+# shellcheck source=hack/lib/generated.sh
+source "${ROOT}/hack/lib/generated.sh"
 
 read -ra what_steps <<<"${WHAT:-}"
 steps=()

@@ -10,6 +10,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 
 CHURN_BUDGET=40
 
@@ -18,7 +20,7 @@ failed=()
 for release in $(kep::tree::releases); do
   tree="${OUTPUT}/$(kep::tree::release_var "${release}" KUBE_TREE)"
   base=$(kep::tree::release_var "${release}" BASE_TAG)
-  if ! [[ -d "${tree}/.git" ]] || ! kep::util::in_base "${release}" "${tree}" kep::tree::is_exported; then
+  if ! [[ -d "${tree}/.git" ]] || ! kep::tree::in_base "${release}" "${tree}" kep::tree::is_exported; then
     tree=$(kep::tree::fresh_tree "${release}") || {
       failed+=("${release}")
       continue

@@ -31,8 +31,8 @@ lines=$(wc -l <"${ROOT}/README.md")
 
 targets=$(sed -n 's/^\([a-z0-9-]*\):.*## .*/\1/p' "${ROOT}/Makefile" | LC_ALL=C sort -u)
 named=$(cat "${ROOT}/README.md" "${ROOT}"/docs/*.md | grep -o 'make [a-z0-9-]*' | cut -d' ' -f2 | LC_ALL=C sort -u)
-missing=$(LC_ALL=C comm -23 <(echo "${targets}") <(echo "${named}"))
-[[ -z "${missing}" ]] || fail "no doc (README.md, docs/) names these targets of the Makefile: ${missing//$'\n'/ }"
+unnamed=$(LC_ALL=C comm -23 <(echo "${targets}") <(echo "${named}"))
+[[ -z "${unnamed}" ]] || fail "no doc (README.md, docs/) names these targets of the Makefile: ${unnamed//$'\n'/ }"
 
 listed=$(sed -n 's/^#: \([A-Z][A-Z0-9_]*\) .*/\1/p' "${ROOT}/Makefile" | LC_ALL=C sort -u)
 count=$(wc -l <<<"${listed}")

@@ -14,6 +14,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 
 MARKER='^<!-- measured: release=([^ ]+) series-tree=([0-9a-f]{40}|unknown) command="([^"]+)" -->$'
 

@@ -6,6 +6,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 
 # The fresh trees are those the run's other checks use (kep::tree::fresh_tree):
 # each series is applied once in a make verify run.

@@ -4,6 +4,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 
 # A tree that make verify has just made from the series (a fresh clone's) is
 # that fresh tree (kep::tree::fresh_tree).

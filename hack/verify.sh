@@ -13,6 +13,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 
 QUICK_CHECKS=(gofmt vet shellcheck hygiene docs boilerplate spelling mocks exported)
 # The other checks: every hack/verify-NAME.sh that is not a quick one, and

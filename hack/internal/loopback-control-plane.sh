@@ -12,6 +12,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
+# shellcheck source=hack/lib/control-plane.sh
+source "${ROOT}/hack/lib/control-plane.sh"
 
 (($# == 4)) || kep::log::error_exit "usage: $0 DIR API_PORT ETCD_PORT GATE"
 dir=$1 port=$2 etcd_port=$3 gate=$4

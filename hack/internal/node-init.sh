@@ -7,6 +7,10 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
+# shellcheck source=hack/lib/control-plane.sh
+source "${ROOT}/hack/lib/control-plane.sh"
+# shellcheck source=hack/lib/node.sh
+source "${ROOT}/hack/lib/node.sh"
 
 LOGS="${NODE_STATE}/logs"
 CERTS="${NODE_STATE}/certs"

@@ -1,6 +1,12 @@
 # shellcheck shell=bash
 # make checkout (hack/checkout.sh): the tree of a base, rebuilt from the Go
-# module proxy with the series applied. hack/lib/init.sh sources it.
+# module proxy with the series applied.
+
+# Sourced once, whatever sources it.
+[[ " ${HARNESS_SOURCED:-} " != *" checkout "* ]] || return 0
+HARNESS_SOURCED+=" checkout"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 
 # kep::checkout::module_field FIELD MODULE@VERSION... downloads module
 # versions through the module proxy and prints FIELD of each (Dir: its

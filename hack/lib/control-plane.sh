@@ -3,7 +3,11 @@
 # certificates, the token, the kubeconfig and the flags that the node's API
 # servers (hack/internal/node-init.sh) and the loopback control plane of
 # make run and make test-e2e (hack/internal/loopback-control-plane.sh) share.
-# hack/lib/init.sh sources it.
+#
+
+# Sourced once, whatever sources it.
+[[ " ${HARNESS_SOURCED:-} " != *" control-plane "* ]] || return 0
+HARNESS_SOURCED+=" control-plane"
 
 # The Service IP range of every API server here; its first address is in the
 # serving certificate, as the in-cluster name kubernetes.default.svc.

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Helpers for running the tree's own e2e specs on the node (make test-node,
-# make test-upstream-e2e). hack/lib/init.sh sources it.
+# make test-upstream-e2e).
 #
 # The e2e binary registers only test/e2e/common/node: test/upstream-e2e/
 # testdata/e2e_test.go, added to the tree with go test -overlay, does what
@@ -8,6 +8,14 @@
 # and tagged with the names of test/utils/image/manifest.go: busybox from
 # Debian's busybox-static (kep::node::busybox_rootfs), agnhost from the tree on top of
 # it, pause from the node's own. Nothing is pulled.
+
+# Sourced once, whatever sources it.
+[[ " ${HARNESS_SOURCED:-} " != *" e2e "* ]] || return 0
+HARNESS_SOURCED+=" e2e"
+# shellcheck source=hack/lib/golang.sh
+source "${ROOT}/hack/lib/golang.sh"
+# shellcheck source=hack/lib/node.sh
+source "${ROOT}/hack/lib/node.sh"
 
 E2E_DIR="${OUTPUT}/upstream-e2e"
 E2E_TESTDATA="${ROOT}/test/upstream-e2e/testdata"

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Helpers for running upstream's generators (hack/update-codegen.sh,
 # hack/update-openapi-spec.sh) in an upstream tree rebuilt from module zips.
-# hack/lib/init.sh sources it.
+#
 #
 # Upstream runs these scripts in a git clone. A tree rebuilt from module zips
 # differs in ways that stop them before they generate anything; the stand-ins
@@ -26,6 +26,14 @@
 #   tests' cache (23 min here, cold).
 # - The generators are installed with GOPROXY=off, so the modules they need
 #   are downloaded first.
+
+# Sourced once, whatever sources it.
+[[ " ${HARNESS_SOURCED:-} " != *" generated "* ]] || return 0
+HARNESS_SOURCED+=" generated"
+# shellcheck source=hack/lib/golang.sh
+source "${ROOT}/hack/lib/golang.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 
 # The codegens of hack/update-codegen.sh whose output depends on what the
 # series changes: the API field comments (types_swagger_doc_generated.go,

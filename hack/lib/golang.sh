@@ -1,6 +1,12 @@
 # shellcheck shell=bash
 # How the harness runs go on a tree: go test's flags and -trimpath, the
-# integration tests, and the etcd they need. hack/lib/init.sh sources it.
+# integration tests, and the etcd they need.
+
+# Sourced once, whatever sources it.
+[[ " ${HARNESS_SOURCED:-} " != *" golang "* ]] || return 0
+HARNESS_SOURCED+=" golang"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 
 # kep::golang::test_flags TIMEOUT prints, one a line, go test's flags from
 # upstream's settings for it, which make test, test-series, test-integration

@@ -1,8 +1,8 @@
 # shellcheck shell=bash
-# The settings and paths of the hack/ scripts, and their logging. Source it;
-# do not run it. It sources the other helpers of hack/lib/ too, each a
-# concern of its own (tree.sh, golang.sh, ...), but for walkthrough.sh (the
-# walkthroughs' own).
+# The settings and paths of the hack/ scripts, their logging and small
+# utilities. Source it first; do not run it. The other helpers of hack/lib/,
+# each a concern of its own (tree.sh, golang.sh, ...), are sourced after it
+# by the scripts that use them.
 
 # A command that fails inside $(...) stops it too, as set -e stops the script:
 # a list of packages or of work to keep is never silently cut short.
@@ -87,13 +87,6 @@ kep::util::trap_add() {
   trap "${cmd}${previous[2]:+; ${previous[2]}}" "${signal}"
 }
 
-# kep::util::in_base RELEASE TREE CMD... runs the library command CMD for
-# another base, RELEASE, in a shell of its own that loads that base's
-# settings, on TREE (empty: the base's own tree, _output/<KUBE_TREE>).
-kep::util::in_base() {
-  BASE="$1" HARNESS_KUBE_ROOT="$2" bash -c 'source "$0/hack/lib/init.sh" && "$@"' "${ROOT}" "${@:3}"
-}
-
 # kep::util::timed NAME CMD... runs CMD and logs how long it took, so that a
 # slow part shows in the CI log (docs/ci.md says where the time goes).
 kep::util::timed() {
@@ -130,24 +123,10 @@ GOCACHE=$(GOTOOLCHAIN=local go env GOCACHE)
 GOMODCACHE=$(GOTOOLCHAIN=local go env GOMODCACHE)
 export GOTOOLCHAIN="${KUBE_GOTOOLCHAIN}" FORCE_HOST_GO=1 GOCACHE GOMODCACHE
 
-# The helpers of the tree and its series, of go, the control plane, the
-# node, its e2e runs, the side-by-side runs and upstream's generators.
+# Each script sources the helpers it uses, and each helper the ones it
+# uses, once (HARNESS_SOURCED names those sourced since this file was):
+# deps.sh, which this file uses, is sourced here.
+unset HARNESS_SOURCED
 # shellcheck source=hack/lib/deps.sh
 source "${ROOT}/hack/lib/deps.sh"
-# shellcheck source=hack/lib/tree.sh
-source "${ROOT}/hack/lib/tree.sh"
-# shellcheck source=hack/lib/checkout.sh
-source "${ROOT}/hack/lib/checkout.sh"
-# shellcheck source=hack/lib/golang.sh
-source "${ROOT}/hack/lib/golang.sh"
-# shellcheck source=hack/lib/control-plane.sh
-source "${ROOT}/hack/lib/control-plane.sh"
-# shellcheck source=hack/lib/node.sh
-source "${ROOT}/hack/lib/node.sh"
-# shellcheck source=hack/lib/e2e.sh
-source "${ROOT}/hack/lib/e2e.sh"
-# shellcheck source=hack/lib/sidebyside.sh
-source "${ROOT}/hack/lib/sidebyside.sh"
-# shellcheck source=hack/lib/generated.sh
-source "${ROOT}/hack/lib/generated.sh"
 kep::deps::ensure git

@@ -1,10 +1,18 @@
 # shellcheck shell=bash
 # Shared settings and helpers for the single-node cluster (hack/node-*.sh).
-# hack/lib/init.sh sources it.
+#
 #
 # The node runs containerd, runc and the CNI bridge plugin from the Go module
 # proxy, and etcd, kube-apiserver, kube-controller-manager, kube-scheduler
 # and the kubelet from the patched tree. Everything lives under _output/node.
+
+# Sourced once, whatever sources it.
+[[ " ${HARNESS_SOURCED:-} " != *" node "* ]] || return 0
+HARNESS_SOURCED+=" node"
+# shellcheck source=hack/lib/golang.sh
+source "${ROOT}/hack/lib/golang.sh"
+# shellcheck source=hack/lib/sidebyside.sh
+source "${ROOT}/hack/lib/sidebyside.sh"
 
 CONTAINERD_VERSION=v2.4.2
 RUNC_VERSION=v1.5.3

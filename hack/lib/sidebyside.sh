@@ -1,12 +1,20 @@
 # shellcheck shell=bash
 # Helpers for running project code in the patched tree and in the base tree
 # side by side (make test-differential, make test-fuzz, make bench).
-# hack/lib/init.sh sources it.
+#
 #
 # The project's programs are compiled into each tree's packages with
 # go test -overlay, which adds files to a package without touching the tree.
 # They live in test/sidebyside/testdata, which the project's own go commands
 # ignore.
+
+# Sourced once, whatever sources it.
+[[ " ${HARNESS_SOURCED:-} " != *" sidebyside "* ]] || return 0
+HARNESS_SOURCED+=" sidebyside"
+# shellcheck source=hack/lib/golang.sh
+source "${ROOT}/hack/lib/golang.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 
 # The base tree of each base: _output/base for master, _output/base-1.37 for
 # 1.37, so that both last through a run that tests both.

@@ -1,10 +1,23 @@
 # shellcheck shell=bash
 # The upstream tree of a base and its series: the tree's git repository,
 # worktrees, the export of its commits as the series, a git am session, the
-# ports between bases, and what the tree changes. hack/lib/init.sh sources
-# it.
+# ports between bases, and what the tree changes.
+
+# Sourced once, whatever sources it.
+[[ " ${HARNESS_SOURCED:-} " != *" tree "* ]] || return 0
+HARNESS_SOURCED+=" tree"
+# shellcheck source=hack/lib/checkout.sh
+source "${ROOT}/hack/lib/checkout.sh"
 
 kep::tree::git() { git -C "${KUBE_ROOT}" "$@"; }
+
+# kep::tree::in_base RELEASE TREE CMD... runs CMD, a command of this file or
+# of hack/lib/checkout.sh, for another base, RELEASE, in a shell of its own
+# that loads that base's settings, on TREE (empty: the base's own tree,
+# _output/<KUBE_TREE>).
+kep::tree::in_base() {
+  BASE="$1" HARNESS_KUBE_ROOT="$2" bash -c 'source "$0/hack/lib/init.sh" && source "$0/hack/lib/tree.sh" && "$@"' "${ROOT}" "${@:3}"
+}
 
 # kep::tree::new_worktree DIR COMMIT makes DIR a new worktree of _output/kubernetes,
 # detached at COMMIT, replacing whatever DIR held.
@@ -213,7 +226,7 @@ kep::tree::fresh_tree() {
     return
   fi
   [[ ! -e "${tree}" ]] || tree="${HARNESS_VERIFY_RUN}/${release}"
-  kep::util::in_base "${release}" "${tree}" kep::checkout::tree >&2 || return
+  kep::tree::in_base "${release}" "${tree}" kep::checkout::tree >&2 || return
   echo "${tree}" >"${HARNESS_VERIFY_RUN}/${release}.fresh"
   echo "${tree}"
 }
@@ -261,7 +274,7 @@ kep::tree::origin_commits() {
   local scratch=$1 dir=$2 ref=$3 origin tag parent f
   origin="${OUTPUT}/$(kep::tree::release_var "${PORT_FROM}" KUBE_TREE)"
   tag=$(kep::tree::release_var "${PORT_FROM}" BASE_TAG)
-  [[ -d "${origin}/.git" ]] || kep::util::in_base "${PORT_FROM}" '' kep::checkout::tree
+  [[ -d "${origin}/.git" ]] || kep::tree::in_base "${PORT_FROM}" '' kep::checkout::tree
   parent=$(git -C "${origin}" rev-parse "${tag}^{commit}")
   GIT_INDEX_FILE="${scratch}/origin-index" git -C "${origin}" read-tree "${parent}"
   for f in "${dir}"/[0-9][0-9][0-9][0-9]-*.patch; do
