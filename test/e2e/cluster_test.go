@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -74,33 +75,43 @@ type cluster struct {
 	client     kubernetes.Interface
 }
 
-// startCluster starts a control plane with MutableContainerProbes set to
-// gate, with the script make run uses (hack/internal/loopback-control-plane.sh), and
-// stops it when the test ends: gracefully first, killed if that takes too
-// long.
-func startCluster(t *testing.T, gate bool) *cluster {
+// controlPlane is a control plane that launchCluster started: the script
+// that runs etcd and kube-apiserver, which writes their logs and the
+// kubeconfig into dir.
+type controlPlane struct {
+	dir    string
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
+// launchCluster starts a control plane in tmp with MutableContainerProbes
+// set to gate, with the script make run uses
+// (hack/internal/loopback-control-plane.sh), and waits until it is ready.
+// The caller stops it, also when the error says that it was not ready; it
+// is nil when it did not start.
+func launchCluster(t *testing.T, tmp string, gate bool) (*cluster, *controlPlane, error) {
 	t.Helper()
 	c := &cluster{bin: binDir(t)}
-	tmp := t.TempDir()
-	dir := filepath.Join(tmp, "control-plane")
+	p := &controlPlane{dir: filepath.Join(tmp, "control-plane"), exited: make(chan struct{})}
 	apiPort, etcdPort := freePorts(t), freePorts(t)
 	cmd := exec.Command(filepath.Join(root(t), "hack", "internal", "loopback-control-plane.sh"),
-		dir, fmt.Sprint(apiPort), fmt.Sprint(etcdPort), fmt.Sprint(gate))
+		p.dir, fmt.Sprint(apiPort), fmt.Sprint(etcdPort), fmt.Sprint(gate))
 	// Its own process group, so that a kill reaches etcd and kube-apiserver.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stderr, err := os.Create(filepath.Join(tmp, "control-plane.log"))
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	defer stderr.Close()
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting the control plane: %v", err)
+		return nil, nil, fmt.Errorf("starting the control plane: %v", err)
 	}
+	p.cmd = cmd
 	ready := make(chan struct{})
 	go func() {
 		scanner := bufio.NewScanner(stdout)
@@ -110,52 +121,159 @@ func startCluster(t *testing.T, gate bool) *cluster {
 			}
 		}
 	}()
-	exited := make(chan struct{})
 	go func() {
 		_ = cmd.Wait()
-		close(exited)
+		close(p.exited)
 	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(45 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
-		}
-		if t.Failed() {
-			logTails(t, dir, "etcd", "kube-apiserver")
-		}
-	})
 
 	select {
 	case <-ready:
-	case <-exited:
-		logTails(t, tmp, "control-plane")
-		t.Fatal("the control plane exited before it was ready")
+	case <-p.exited:
+		return nil, p, fmt.Errorf("the control plane exited before it was ready\n%s", tails(tmp, "control-plane"))
 	case <-time.After(3 * time.Minute):
-		logTails(t, tmp, "control-plane")
-		t.Fatal("the control plane was not ready within 3 minutes")
+		return nil, p, fmt.Errorf("the control plane was not ready within 3 minutes\n%s", tails(tmp, "control-plane"))
 	}
-	c.kubeconfig = filepath.Join(dir, "kubeconfig")
+	c.kubeconfig = filepath.Join(p.dir, "kubeconfig")
 	restConfig, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
+	if err != nil {
+		return nil, p, err
+	}
+	c.client = kubernetes.NewForConfigOrDie(restConfig)
+	return c, p, nil
+}
+
+// stop stops the control plane: gracefully first, killed if that takes too
+// long.
+func (p *controlPlane) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(45 * time.Second):
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.exited
+	}
+}
+
+// logTails logs the last lines of etcd's and kube-apiserver's logs, for a
+// test that failed.
+func (p *controlPlane) logTails(t *testing.T) {
+	if s := tails(p.dir, "etcd", "kube-apiserver"); s != "" {
+		t.Log(s)
+	}
+}
+
+// startCluster starts a control plane of the test's own (launchCluster)
+// with MutableContainerProbes set to gate, and stops it when the test ends.
+// It stops the shared one first (sharedCluster), so that no two run at
+// once.
+func startCluster(t *testing.T, gate bool) *cluster {
+	t.Helper()
+	shared.stop()
+	c, p, err := launchCluster(t, t.TempDir(), gate)
+	if p != nil {
+		t.Cleanup(func() {
+			p.stop()
+			if t.Failed() {
+				p.logTails(t)
+			}
+		})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.client = kubernetes.NewForConfigOrDie(restConfig)
 	return c
 }
 
-// logTails logs the last lines of the logs NAME.log in dir.
-func logTails(t *testing.T, dir string, names ...string) {
+// shared is the control plane, with MutableContainerProbes on, that the
+// plugin's tests share (sharedCluster): each works in namespaces of its
+// own, and one start for them all keeps the suite's time. TestMain stops
+// it.
+var shared sharedControlPlane
+
+type sharedControlPlane struct {
+	mu  sync.Mutex
+	c   *cluster
+	p   *controlPlane
+	tmp string
+	// err is why it did not get ready: the tests after the first one fail
+	// at once, without waiting minutes each.
+	err error
+	// tests are the names of the tests that it served.
+	tests map[string]bool
+}
+
+// sharedCluster returns the shared control plane, which it starts the first
+// time. A test that it served already, run again (go test -count), gets a
+// new one: its namespaces and Nodes are in the old one.
+func sharedCluster(t *testing.T) *cluster {
+	t.Helper()
+	s := &shared
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		t.Fatalf("the shared control plane: %v", s.err)
+	}
+	if s.tests[t.Name()] {
+		s.stopLocked()
+	}
+	if s.c == nil {
+		tmp, err := os.MkdirTemp("", "e2e-control-plane-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if s.c == nil {
+				os.RemoveAll(tmp)
+			}
+		}()
+		c, p, err := launchCluster(t, tmp, true)
+		if err != nil {
+			if p != nil {
+				p.stop()
+				p.logTails(t)
+			}
+			s.err = err
+			t.Fatal(err)
+		}
+		s.c, s.p, s.tmp, s.tests = c, p, tmp, map[string]bool{}
+	}
+	s.tests[t.Name()] = true
+	p := s.p
+	t.Cleanup(func() {
+		if t.Failed() {
+			p.logTails(t)
+		}
+	})
+	return s.c
+}
+
+// stop stops the shared control plane, if it runs.
+func (s *sharedControlPlane) stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopLocked()
+}
+
+func (s *sharedControlPlane) stopLocked() {
+	if s.p != nil {
+		s.p.stop()
+		os.RemoveAll(s.tmp)
+	}
+	s.c, s.p, s.tmp, s.tests = nil, nil, "", nil
+}
+
+// tails returns the last lines of the logs NAME.log in dir.
+func tails(dir string, names ...string) string {
+	var b strings.Builder
 	for _, name := range names {
 		out, err := os.ReadFile(filepath.Join(dir, name+".log"))
 		if err != nil {
 			continue
 		}
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		t.Logf("last lines of %s.log:\n%s", name, strings.Join(lines[max(0, len(lines)-15):], "\n"))
+		fmt.Fprintf(&b, "last lines of %s.log:\n%s\n", name, strings.Join(lines[max(0, len(lines)-15):], "\n"))
 	}
+	return b.String()
 }
 
 // kubectl runs the kubectl under test against the cluster, with stdin as

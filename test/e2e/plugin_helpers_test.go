@@ -27,20 +27,18 @@ import (
 	"k8s.io/utils/ptr"
 
 	"mutableprobes/test/internal/apiproxy"
+	"mutableprobes/test/internal/pluginbuild"
 )
 
-var (
-	pluginOnce sync.Once
-	pluginDir  string
-	pluginErr  error
-)
+// built is kubectl-probe, which the tests build once (plugin).
+var built pluginbuild.Build
 
-// TestMain removes the plugin that the tests built.
+// TestMain stops the control plane that the plugin's tests share, and
+// removes the plugin that they built.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if pluginDir != "" {
-		os.RemoveAll(pluginDir)
-	}
+	shared.stop()
+	built.Remove()
 	os.Exit(code)
 }
 
@@ -49,34 +47,18 @@ func TestMain(m *testing.M) {
 // directory, for the tests to put on PATH.
 func plugin(t *testing.T) string {
 	t.Helper()
-	pluginOnce.Do(func() {
-		if pluginDir, pluginErr = os.MkdirTemp("", "kubectl-probe-"); pluginErr != nil {
-			return
-		}
-		cmd := exec.Command("go", "build", "-o", filepath.Join(pluginDir, "kubectl-probe"), "./cmd/kubectl-probe")
-		cmd.Dir = root(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			pluginErr = &buildError{err: err, out: string(out)}
-			return
-		}
-		script, err := os.ReadFile(filepath.Join(root(t), "cmd", "kubectl-probe", "kubectl_complete-probe"))
-		if err == nil {
-			err = os.WriteFile(filepath.Join(pluginDir, "kubectl_complete-probe"), script, 0o755)
-		}
-		pluginErr = err
-	})
-	if pluginErr != nil {
-		t.Fatalf("building kubectl-probe: %v", pluginErr)
-	}
-	return pluginDir
+	return built.Dir(t, root(t))
 }
 
-type buildError struct {
-	err error
-	out string
+// pluginTest starts a test of kubectl probe: it returns the control plane
+// that the plugin's tests share (sharedCluster), with namespace created in
+// it for this test alone.
+func pluginTest(t *testing.T, namespace string) *cluster {
+	t.Helper()
+	c := sharedCluster(t)
+	newNamespace(t, c, namespace, nil)
+	return c
 }
-
-func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
 
 // result is what a command printed, and how it ended.
 type result struct {

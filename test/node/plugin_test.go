@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +28,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"mutableprobes/test/internal/apiproxy"
+	"mutableprobes/test/internal/pluginbuild"
 )
 
 // probeCommand returns the command that runs kubectl probe, the project's
@@ -50,7 +50,7 @@ func nodeKubeconfig() string {
 // probeCommandVia is probeCommand with another kubeconfig.
 func (f *framework) probeCommandVia(kubeconfig string, args ...string) *exec.Cmd {
 	f.t.Helper()
-	dir := pluginDir(f.t)
+	dir := built.Dir(f.t, filepath.Join("..", ".."))
 	// kubectl takes no flags of its own before a plugin's name: they follow it
 	// and reach the plugin.
 	cmd := exec.CommandContext(f.ctx, binary("kubectl"), append([]string{"probe", "--kubeconfig", kubeconfig, "-n", f.ns}, args...)...)
@@ -70,38 +70,13 @@ func (f *framework) kubectlProbe(args ...string) (string, error) {
 	return out.String(), err
 }
 
-var (
-	pluginOnce  sync.Once
-	pluginBuilt string
-	pluginErr   error
-)
-
-// pluginDir builds kubectl-probe once for the tests, and returns its
-// directory.
-func pluginDir(t *testing.T) string {
-	t.Helper()
-	pluginOnce.Do(func() {
-		if pluginBuilt, pluginErr = os.MkdirTemp("", "kubectl-probe-"); pluginErr != nil {
-			return
-		}
-		build := exec.Command("go", "build", "-o", filepath.Join(pluginBuilt, "kubectl-probe"), "./cmd/kubectl-probe")
-		build.Dir = filepath.Join("..", "..")
-		if out, err := build.CombinedOutput(); err != nil {
-			pluginErr = fmt.Errorf("building kubectl-probe: %v\n%s", err, out)
-		}
-	})
-	if pluginErr != nil {
-		t.Fatal(pluginErr)
-	}
-	return pluginBuilt
-}
+// built is kubectl-probe, which the tests build once (probeCommandVia).
+var built pluginbuild.Build
 
 // TestMain removes the plugin that the tests built.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if pluginBuilt != "" {
-		os.RemoveAll(pluginBuilt)
-	}
+	built.Remove()
 	os.Exit(code)
 }
 
@@ -149,6 +124,19 @@ func (f *framework) readinessPath(name string) string {
 	return p.HTTPGet.Path
 }
 
+// readinessDeployment creates the Deployment NAME of replicas Pods of the
+// app, labelled app=NAME, whose readiness probe on /readyz fails at
+// failureThreshold failures in a row, and waits until its Pods are Ready;
+// it returns their names and container IDs (readyPods).
+func (f *framework) readinessDeployment(name string, replicas, failureThreshold int32) map[string]string {
+	f.t.Helper()
+	c := targetContainer(app, port)
+	c.ReadinessProbe = httpProbe("/readyz", port)
+	c.ReadinessProbe.FailureThreshold = failureThreshold
+	f.deployment(name, replicas, c, nil)
+	return f.readyPods("app="+name, int(replicas))
+}
+
 // TestPluginReadinessAcrossDeployment moves the readiness probe of the three
 // Pods of a Deployment with kubectl probe. A path that fails is refused by
 // the check before any Pod changes; stored anyway (--skip-check), it stops
@@ -158,18 +146,8 @@ func (f *framework) readinessPath(name string) string {
 // by its new probe, without a restart, and the template stays as it was.
 func TestPluginReadinessAcrossDeployment(t *testing.T) {
 	f := pluginTest(t)
-	c := targetContainer(app, port)
-	c.ReadinessProbe = httpProbe("/readyz", port)
-	c.ReadinessProbe.FailureThreshold = 2
-	f.deployment("web", 3, c, nil)
-	pods := f.readyPods("app=web", 3)
-	names := slices.Sorted(func(yield func(string) bool) {
-		for name := range pods {
-			if !yield(name) {
-				return
-			}
-		}
-	})
+	pods := f.readinessDeployment("web", 3, 2)
+	names := sortedNames(pods)
 	generations := func() []int64 {
 		var gs []int64
 		for _, name := range names {
@@ -194,13 +172,7 @@ func TestPluginReadinessAcrossDeployment(t *testing.T) {
 	start := time.Now()
 	out, err = f.kubectlProbe("set", "deployment/web", "--readiness", "--get-url=http://:8080/missing", "--skip-check", "--undo-on-failure")
 	elapsed := time.Since(start)
-	for _, want := range []string{
-		"pod/" + names[0] + " probes set",
-		"error: pod/" + names[0] + ": changed, but the new readiness probe failed: container \"app\" is not Ready any more",
-		"pod/" + names[0] + ": undone: its probes are as they were before",
-		"done (0): none", "failed (1): pod/" + names[0],
-		fmt.Sprintf("not started, left as they are (2): pod/%s pod/%s", names[1], names[2]),
-	} {
+	for _, want := range stoppedAtFirstPod(names, `the new readiness probe failed: container "app" is not Ready any more`) {
 		if !strings.Contains(out, want) {
 			t.Errorf("kubectl probe set --skip-check does not say %q:\n%s", want, out)
 		}
@@ -254,6 +226,19 @@ func sortedNames(pods map[string]string) []string {
 	return slices.Sorted(maps.Keys(pods))
 }
 
+// stoppedAtFirstPod returns what a run over the Pods names says when it
+// stopped at the first one, whose change failed with failure, and put its
+// probes back (--undo-on-failure): the others are not started.
+func stoppedAtFirstPod(names []string, failure string) []string {
+	return []string{
+		"pod/" + names[0] + " probes set",
+		"error: pod/" + names[0] + ": changed, but " + failure,
+		"pod/" + names[0] + ": undone: its probes are as they were before",
+		"done (0): none", "failed (1): pod/" + names[0],
+		fmt.Sprintf("not started, left as they are (%d): pod/%s", len(names)-1, strings.Join(names[1:], " pod/")),
+	}
+}
+
 // TestPluginLivenessStopsAtFirstPod stores a liveness probe on a path that
 // answers 404 on the three Pods of a Deployment, past the pre-check
 // (--skip-check), as happens when the pre-check's way to the container
@@ -282,13 +267,7 @@ func TestPluginLivenessStopsAtFirstPod(t *testing.T) {
 	}
 
 	out, err := f.kubectlProbe("set", "deployment/live", "--liveness", "--get-url=http://:8080/does-not-exist", "--skip-check", "--undo-on-failure")
-	for _, want := range []string{
-		"pod/" + names[0] + " probes set",
-		"error: pod/" + names[0] + ": changed, but ",
-		"pod/" + names[0] + ": undone: its probes are as they were before",
-		"done (0): none", "failed (1): pod/" + names[0],
-		fmt.Sprintf("not started, left as they are (2): pod/%s pod/%s", names[1], names[2]),
-	} {
+	for _, want := range stoppedAtFirstPod(names, "") {
 		if err == nil || !strings.Contains(out, want) {
 			t.Errorf("kubectl probe set --liveness /does-not-exist (%v) does not say %q:\n%s", err, want, out)
 		}
@@ -390,11 +369,7 @@ func TestPluginStartupProven(t *testing.T) {
 // (25% of 20, 5) at once, 6 failure windows.
 func TestPluginRolloutInBatches(t *testing.T) {
 	f := pluginTest(t)
-	c := targetContainer(app, port)
-	c.ReadinessProbe = httpProbe("/readyz", port)
-	c.ReadinessProbe.FailureThreshold = 2
-	f.deployment("fleet", 20, c, nil)
-	pods := f.readyPods("app=fleet", 20)
+	pods := f.readinessDeployment("fleet", 20, 2)
 	changed := func() []string {
 		var names []string
 		for _, name := range sortedNames(pods) {
@@ -421,18 +396,7 @@ func TestPluginRolloutInBatches(t *testing.T) {
 		t.Fatalf("kubectl probe set: %v\n%s", err, out)
 	}
 	// The batches: the Pods set between two proofs.
-	var batches []int
-	set := 0
-	for _, line := range strings.Split(out, "\n") {
-		switch {
-		case strings.HasSuffix(line, " probes set"):
-			set++
-		case strings.Contains(line, "; the new readiness probe passed: ") && set > 0:
-			batches = append(batches, set)
-			set = 0
-		}
-	}
-	if !slices.Equal(batches, []int{1, 2, 4, 5, 5, 3}) {
+	if batches := provenBatches(out, "readiness"); !slices.Equal(batches, []int{1, 2, 4, 5, 5, 3}) {
 		t.Errorf("batches of %v Pods, want 1, 2, 4, 5, 5 and 3, each once the one before it is proven:\n%s", batches, out)
 	}
 	if want := "up to 5 at a time: maxUnavailable 25% of deployment.apps/fleet's 20 replicas"; !strings.Contains(out, want) {
@@ -458,11 +422,7 @@ func TestPluginRolloutInBatches(t *testing.T) {
 // does.
 func TestPluginInterruptAndUndo(t *testing.T) {
 	f := pluginTest(t)
-	c := targetContainer(app, port)
-	c.ReadinessProbe = httpProbe("/readyz", port)
-	c.ReadinessProbe.FailureThreshold = 3
-	f.deployment("halt", 8, c, nil)
-	pods := f.readyPods("app=halt", 8)
+	pods := f.readinessDeployment("halt", 8, 3)
 	names := sortedNames(pods)
 
 	cmd := f.probeCommand("set", "deployment/halt", "--readiness", "--get-url=http://:8080/readyz?v=2")
@@ -545,51 +505,262 @@ func TestPluginInterruptAndUndo(t *testing.T) {
 	}
 }
 
-// TestMeasurePluginRollout measures kubectl probe set on the 50 Pods of a
-// Deployment whose readiness probe has a 10s period and failureThreshold 3
-// (a failure window of 3 × (10s + 1s) and 5s, 38s): the wall time, and the
-// requests, counted by a proxy in front of the API server; with the
-// default --max-in-flight, the Deployment's maxUnavailable, 25% of 50, 12
-// (batches of 1, 2, 4, 8, 12, 12 and 11 Pods: 7 windows), and with
-// --max-in-flight=50 (1, 2, 4, 8, 16 and 19: 6 windows). One Pod at a
-// time, it would take 50 windows, 32 minutes.
+// TestMeasurePluginRollout measures kubectl probe set --readiness on the 100
+// healthy Pods of a Deployment, once with each --wait mode: the wall time,
+// the failure windows it took, and the requests, counted by kind by a proxy
+// in front of the API server. 100 Pods is about what the node holds (its
+// kubelet takes 110), so the Deployment is all there is in the namespace.
+// The readiness probe has a 10s period, a 1s timeout and failureThreshold
+// 3: a failure window of 3 × (10s + 1s) and the plugin's 5s margin, 38s.
+// Each run has the default batch limit, the Deployment's maxUnavailable, 25%
+// of 100, 25; the first Pod changes alone, and each batch after it is twice
+// the one before, up to the limit: 1, 2, 4, 8, 16, 25, 25 and 19 Pods.
+//
+//   - --wait=proven, the default: each batch starts once every change of
+//     the batch before it is proven through its window: 8 windows, 5 min 4 s
+//     at least. One Pod at a time, it would take 100 windows, 63 minutes.
+//   - --wait=applied: the first Pod is proven, one window, and each batch
+//     after it is waited on only until the kubelet reports its changes'
+//     generation, a second or two: under a minute.
+//   - --wait=none: no wait, not even for the first Pod; the batches go as
+//     fast as the requests, a dry run, a try and a PATCH for each Pod, which
+//     the plugin sends at 50 a second after a burst of 100 (the tries
+//     through the Pod proxy aside): a few seconds. The kubelet applies the
+//     changes after the command has returned, which the test times.
+//
+// Each mode also has the plugin's requests, which take seconds: with a
+// wait, a LIST and a WATCH of each Pod, and a LIST of the Pods before each
+// batch.
+//
+// Each run moves the probe to a URL with a query of its own, /readyz?run=N,
+// so that it changes every Pod. That path answers 200, so no container may
+// turn unready or restart. The last run proves nothing: after it, the test
+// watches every Pod for one more window, in which a new probe that failed
+// would have made its container unready, and checks that each runs the
+// container it started with.
 func TestMeasurePluginRollout(t *testing.T) {
 	measuring(t)
 	f := newFramework(t)
+	const replicas = 100
+	// failureThreshold × (periodSeconds + timeoutSeconds), and the margin.
+	const window = 3*(10+1)*time.Second + 5*time.Second
+	f.roomFor(replicas)
 	c := targetContainer(app, port)
 	c.ReadinessProbe = httpProbe("/readyz", port)
 	c.ReadinessProbe.PeriodSeconds = 10
 	c.ReadinessProbe.FailureThreshold = 3
-	f.deployment("fleet", 50, c, nil)
+	f.deployment("fleet", replicas, c, nil)
 	err := wait.PollUntilContextTimeout(f.ctx, time.Second, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
 		d, err := f.client.AppsV1().Deployments(f.ns).Get(ctx, "fleet", metav1.GetOptions{})
-		return err == nil && d.Status.ReadyReplicas == 50, err
+		return err == nil && d.Status.ReadyReplicas == replicas, err
 	})
 	if err != nil {
-		t.Fatalf("50 Ready Pods: %v", err)
+		t.Fatalf("%d Ready Pods: %v", replicas, err)
 	}
+	pods := f.readyPods("app=fleet", replicas)
+
 	p := apiproxy.Start(t, nodeKubeconfig(), "")
-	for i, flags := range [][]string{nil, {"--max-in-flight=50"}} {
+	for i, run := range []struct {
+		wait string
+		// limit bounds the run, far above what it should take.
+		limit time.Duration
+	}{
+		{"proven", 8*window + 2*time.Minute},
+		{"applied", window + 2*time.Minute},
+		{"none", 2 * time.Minute},
+	} {
 		p.Reset()
-		args := append([]string{"set", "deployment/fleet", "--readiness", fmt.Sprintf("--get-url=http://:%d/readyz?run=%d", port, i+1)}, flags...)
-		cmd := f.probeCommandVia(p.Kubeconfig, args...)
+		uri := fmt.Sprintf("/readyz?run=%d", i+1)
+		args := []string{"set", "deployment/fleet", "--readiness", fmt.Sprintf("--get-url=http://:%d%s", port, uri), "--wait=" + run.wait}
 		start := time.Now()
-		out, err := cmd.CombinedOutput()
-		elapsed := time.Since(start)
+		out, elapsed, err := runPlugin(t, f.probeCommandVia(p.Kubeconfig, args...), run.limit)
 		if err != nil {
 			t.Fatalf("kubectl probe %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
-		if n := strings.Count(string(out), "; the new readiness probe passed: "); n != 50 {
-			t.Errorf("%d Pods proven, want 50:\n%s", n, out)
+		requests := countRequests(p, f.ns)
+		if want := fmt.Sprintf("up to 25 at a time: maxUnavailable 25%% of deployment.apps/fleet's %d replicas", replicas); !strings.Contains(out, want) {
+			t.Errorf("--wait=%s: the run does not say the limit it took from the Deployment, %q:\n%s", run.wait, want, out)
 		}
-		counts := countRequests(p, f.ns)
-		total := 0
-		for _, n := range counts {
-			total += n
+		if n := len(setLines(out)); n != replicas {
+			t.Errorf("--wait=%s: %d Pods changed, want %d:\n%s", run.wait, n, replicas, out)
 		}
-		t.Logf("measure: kubectl probe set, 50 Pods, %s: %s (%.1f failure windows of 38s); %d requests, %.1f per Pod: %v",
-			strings.Join(append([]string{"--readiness"}, flags...), " "), elapsed.Round(100*time.Millisecond), elapsed.Seconds()/38, total, float64(total)/50, counts)
+		passed := strings.Count(out, "; the new readiness probe passed: the container stayed Ready through the probe's failure window (38s)")
+		applied := strings.Count(out, "; its new probes are not proven (--wait=applied)")
+		switch run.wait {
+		case "proven":
+			if passed != replicas {
+				t.Errorf("--wait=proven: %d Pods proven, want %d:\n%s", passed, replicas, out)
+			}
+			if batches := provenBatches(out, "readiness"); !slices.Equal(batches, []int{1, 2, 4, 8, 16, 25, 25, 19}) {
+				t.Errorf("--wait=proven: batches of %v Pods, want 1, 2, 4, 8, 16, 25, 25 and 19, each once the one before it is proven:\n%s", batches, out)
+			}
+		case "applied":
+			if passed != 1 || applied != replicas-1 {
+				t.Errorf("--wait=applied: %d Pods proven and %d waited on until applied, want the first proven and the %d others applied:\n%s", passed, applied, replicas-1, out)
+			}
+		case "none":
+			if n := strings.Count(out, "the kubelet applied generation"); n != 0 {
+				t.Errorf("--wait=none: %d Pods waited on, want none:\n%s", n, out)
+			}
+		}
+		// Polled from the end of the command: with --wait=none, when the
+		// kubelet had applied what the command only stored.
+		every := f.allApplied("app=fleet", replicas, uri, 2*time.Minute)
+		t.Logf("measure: kubectl probe set deployment/fleet --readiness --wait=%s, %d healthy Pods in batches of up to 25: %s (%.1f failure windows of %s); the kubelet had reported every change %s after the start; %s",
+			run.wait, replicas, elapsed.Round(100*time.Millisecond), elapsed.Seconds()/window.Seconds(), window,
+			every.Sub(start).Round(100*time.Millisecond), perPod(requests, replicas))
 	}
+	f.holdsAll("app=fleet", replicas, "the same Ready container", window, func(p *v1.Pod) bool {
+		return ready(p, app) && sameContainer(app, pods[p.Name], 0)(p)
+	})
+}
+
+// runPlugin runs the command of kubectl probe, and returns what it printed,
+// standard output and error together, and how long it ran. A run still going
+// after limit, far longer than the test expects, is interrupted as Ctrl-C
+// does (no Pod changes after it), and the test fails: the harness gives
+// every measurement 60 minutes together.
+func runPlugin(t *testing.T, cmd *exec.Cmd, limit time.Duration) (string, time.Duration, error) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	late := time.AfterFunc(limit, func() { _ = cmd.Process.Signal(os.Interrupt) })
+	err := cmd.Wait()
+	elapsed := time.Since(start)
+	if !late.Stop() {
+		t.Fatalf("%s: still running after %s, interrupted (%v):\n%s", strings.Join(cmd.Args, " "), limit, err, out.String())
+	}
+	return out.String(), elapsed, err
+}
+
+// setLines returns the lines of a run's output that say that a Pod changed.
+func setLines(out string) []string {
+	var lines []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasSuffix(line, " probes set") {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
+// provenBatches returns the batches of a run's output: how many Pods were
+// set between two proofs of their new probe of type probe (readiness,
+// liveness).
+func provenBatches(out, probe string) []int {
+	var batches []int
+	set := 0
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasSuffix(line, " probes set"):
+			set++
+		case strings.Contains(line, "; the new "+probe+" probe passed: ") && set > 0:
+			batches = append(batches, set)
+			set = 0
+		}
+	}
+	return batches
+}
+
+// roomFor waits until the node can take n more Pods: its allocatable Pods
+// less those bound to it, which include the Pods of the tests before this
+// one until their namespaces are gone.
+func (f *framework) roomFor(n int) {
+	f.t.Helper()
+	free := 0
+	err := wait.PollUntilContextTimeout(f.ctx, time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+		nodes, err := f.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		if len(nodes.Items) != 1 {
+			return false, fmt.Errorf("%d nodes, want the one node", len(nodes.Items))
+		}
+		node := &nodes.Items[0]
+		pods, err := f.client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node.Name})
+		if err != nil {
+			return false, err
+		}
+		free = int(node.Status.Allocatable.Pods().Value())
+		for i := range pods.Items {
+			if phase := pods.Items[i].Status.Phase; phase != v1.PodSucceeded && phase != v1.PodFailed {
+				free--
+			}
+		}
+		return free >= n, nil
+	})
+	if err != nil {
+		f.t.Fatalf("the node has room for %d more Pods, want %d: %v", free, n, err)
+	}
+}
+
+// allApplied waits until the n Pods that selector selects have the readiness
+// path uri and the kubelet reports their generation, and returns when it saw
+// that.
+func (f *framework) allApplied(selector string, n int, uri string, limit time.Duration) time.Time {
+	f.t.Helper()
+	var left []string
+	err := wait.PollUntilContextTimeout(f.ctx, 250*time.Millisecond, limit, true, func(ctx context.Context) (bool, error) {
+		list, err := f.client.CoreV1().Pods(f.ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err != nil {
+			return false, err
+		}
+		left = nil
+		for i := range list.Items {
+			pod := &list.Items[i]
+			probe := pod.Spec.Containers[0].ReadinessProbe
+			if probe == nil || probe.HTTPGet == nil || probe.HTTPGet.Path != uri || pod.Status.ObservedGeneration != pod.Generation {
+				left = append(left, pod.Name)
+			}
+		}
+		return len(list.Items) == n && len(left) == 0, nil
+	})
+	if err != nil {
+		f.t.Fatalf("the change to %s is not applied on %d Pods of %s: %v: %v", uri, len(left), selector, left, err)
+	}
+	return time.Now()
+}
+
+// holdsAll checks that cond holds for each of the n Pods that selector
+// selects on every poll for d, as holds does for one Pod.
+func (f *framework) holdsAll(selector string, n int, what string, d time.Duration, cond func(*v1.Pod) bool) {
+	f.t.Helper()
+	ctx, cancel := context.WithTimeout(f.ctx, d)
+	defer cancel()
+	err := wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
+		list, err := f.client.CoreV1().Pods(f.ns).List(f.ctx, metav1.ListOptions{LabelSelector: selector})
+		if err != nil {
+			return false, err
+		}
+		if len(list.Items) != n {
+			return false, fmt.Errorf("%d Pods of %s, want %d", len(list.Items), selector, n)
+		}
+		for i := range list.Items {
+			if pod := &list.Items[i]; !cond(pod) {
+				return false, fmt.Errorf("pod %s: no longer %s\nstatus: %s", pod.Name, what, describe(pod))
+			}
+		}
+		return false, nil
+	})
+	if err != nil && ctx.Err() == nil {
+		f.t.Fatal(err)
+	}
+}
+
+// perPod says how many requests of each kind counts holds, in all and per
+// Pod of pods.
+func perPod(counts map[string]int, pods int) string {
+	total := 0
+	var kinds []string
+	for _, kind := range slices.Sorted(maps.Keys(counts)) {
+		total += counts[kind]
+		kinds = append(kinds, fmt.Sprintf("%s %d (%.2f)", kind, counts[kind], float64(counts[kind])/float64(pods)))
+	}
+	return fmt.Sprintf("%d requests, %.2f per Pod: %s", total, float64(total)/float64(pods), strings.Join(kinds, ", "))
 }
 
 // countRequests counts the requests so far through p by kind.
@@ -606,6 +777,9 @@ func countRequests(p *apiproxy.Proxy, namespace string) map[string]int {
 			kind = "patch"
 		case strings.HasPrefix(path, pods+"/") && strings.Contains(path, "/proxy"):
 			kind = "try"
+		case r.Method == http.MethodGet && strings.HasPrefix(path, pods+"/") && !strings.Contains(strings.TrimPrefix(path, pods+"/"), "/"):
+			// A Pod read again after a PATCH that met a conflict.
+			kind = "get of a Pod"
 		case path == pods && query.Get("watch") == "true":
 			kind = "watch of a Pod"
 		case path == pods && query.Has("fieldSelector"):
@@ -660,11 +834,11 @@ func TestPluginTriesEachHandler(t *testing.T) {
 	}
 }
 
-// TestPluginRollout works on a Deployment in the middle of a rollout:
+// TestPluginMidRollout works on a Deployment in the middle of a rollout:
 // restore after a rollout (nothing kept on the new Pod: unchanged), restore
 // --from-template (each Pod from its own revision), and a terminating Pod
 // skipped.
-func TestPluginRollout(t *testing.T) {
+func TestPluginMidRollout(t *testing.T) {
 	f := pluginTest(t)
 	c := targetContainer(app, port)
 	c.ReadinessProbe = httpProbe("/readyz", port)
