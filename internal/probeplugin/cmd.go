@@ -332,7 +332,7 @@ func (o *changeOptions) addRunFlags(cmd *cobra.Command) {
 	cmdutil.AddDryRunFlag(cmd)
 	o.PrintFlags.AddFlags(cmd)
 	cmd.Flags().StringVar(&o.maxInFlight, "max-in-flight", "", "The most Pods that change at a time, a number or a percentage of the workload's replicas (25%): the first Pod changes alone, then batches that double up to this many, each once every change of the batch before it is proven; and never more than this many Pods out of readiness at once, counting those that are not Ready already. Without it, the workload's own limit (a Deployment's, StatefulSet's or DaemonSet's maxUnavailable) or that of a PodDisruptionBudget that selects the Pods, the smallest; 10 when none says.")
-	cmd.Flags().StringVar(&o.wait, "wait", o.wait, "After each change, what to wait for before the next batch: proven, the Pod's kubelet reports that it applied the change, and each new probe passed (a readiness probe keeps or makes the container Ready, a liveness probe does not restart it, nor fail failureThreshold times in a row, a startup probe starts it; a crash-looping container is proven from its next start, the kubelet's back-off added to --wait-timeout); applied, the first Pod proven and each Pod after it only until its kubelet applied the change, the fast path of an incident; or none.")
+	cmd.Flags().StringVar(&o.wait, "wait", o.wait, "After each change, what to wait for before the next batch: proven, the Pod's kubelet reports that it applied the change, and each new probe passed (a readiness probe keeps or makes the container Ready, a liveness probe does not restart it, nor fail failureThreshold times in a row, a startup probe starts it; a crash-looping container is proven from its next start, the kubelet's back-off added to --wait-timeout); applied, the first Pod proven and each Pod after it only until its kubelet applied the change, the fast path of an incident; or none, not waiting on the changes (each batch still keeps the floor of Ready Pods, and waits for it).")
 	cmd.Flags().Lookup("wait").NoOptDefVal = waitProven
 	cmd.Flags().DurationVar(&o.waitTimeout, "wait-timeout", o.waitTimeout, "How long to wait for each Pod, and for Pods to turn Ready when no Pod may change without taking too many out of readiness; 0 waits as long as it takes.")
 	cmd.Flags().DurationVar(&o.waitTimeout, "timeout", o.waitTimeout, "How long to wait for each Pod.")
@@ -435,24 +435,12 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 	if !o.skipCheck {
 		r.prober = &clientProber{client: o.client, config: o.config, access: newAccess(o.client)}
 	}
-	// A run that does not wait counts the Ready Pods as they were at its
-	// start: nothing changes between its batches that it would see.
-	r.census = func(context.Context) ([]*v1.Pod, error) { return t.pods, nil }
+	r.census = func(ctx context.Context) ([]*v1.Pod, error) { return t.current(ctx, o.client, o.owners) }
 	if mode := waitModes[o.wait]; mode != waitNone && r.dryRun == "" {
 		p := &prover{client: o.client, timeout: o.waitTimeout, margin: proofMargin}
 		r.prove = p.prove
 		if mode == waitApplied {
 			r.applied = p.applied
-		}
-		// The first batch counts the Pods as the run has just read them;
-		// each later one reads them again.
-		read := false
-		r.census = func(ctx context.Context) ([]*v1.Pod, error) {
-			if !read {
-				read = true
-				return t.pods, nil
-			}
-			return t.current(ctx, o.client, o.owners)
 		}
 	}
 	err = r.run(ctx, t)

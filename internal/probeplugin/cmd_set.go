@@ -51,21 +51,24 @@ say. --remove removes the probes.
 
 Before any Pod changes, each one's change passes a server dry run, and a new
 liveness or readiness probe is tried against its Pod (--skip-check not to);
-a Pod that fails either stops the command before the first change. Then the
-first Pod changes alone, and the others in batches that double up to
---max-in-flight (1, 2, 4, 8, 10, 10, ... with 10; by default, the workload's
-maxUnavailable, or a PodDisruptionBudget's, which the Pods that are not
-Ready count against), each once every change of the batch before it is
-proven: the kubelet reports that it applied it, and each new probe passes
-through its failure window (--wait=proven). In an incident,
---wait=applied is the fast path: the first Pod is proven, and each Pod
-after it waited on only until its kubelet applied the change; with
---max-in-flight=25%, the batches are 1 Pod, then a quarter of the replicas.
-A change to a crash-looping container is proven from its next start, once
-the kubelet's back-off is over, which is added to --wait-timeout. The
-command stops after the batch in which a Pod fails, leaves the Pods after
-it as they are, and prints the kubectl probe undo that puts back the Pods
-it changed.`,
+a Pod that fails either stops the command before the first change (a try cut
+off by the container stopping, as in a crash loop, is not a failure: the
+proof after the change judges the probe). Then the first Pod changes alone,
+and the others in batches that double up to --max-in-flight (1, 2, 4, 8, 10,
+10, ... with 10; by default, the workload's maxUnavailable, or a
+PodDisruptionBudget's, which the Pods that are not Ready count against),
+each once every change of the batch before it is proven: the kubelet reports
+that it applied it, and each new probe passes through its failure window
+(--wait=proven). Each batch takes first the Pods whose change can be proven
+soonest: those whose container runs, then crash-looping ones by the end of
+their back-off. In an incident, --wait=applied is the fast path: the first
+Pod is proven, and each Pod after it waited on only until its kubelet
+applied the change; with --max-in-flight=25%, the batches are 1 Pod, then a
+quarter of the replicas. A change to a crash-looping container is proven
+from its next start, once the kubelet's back-off is over, which is added to
+--wait-timeout. The command stops after the batch in which a Pod fails,
+leaves the Pods after it as they are, and prints the kubectl probe undo that
+puts back the Pods it changed.`,
 		Example: `  # Relax the liveness probe of the Pod api
   kubectl probe set api --liveness --timeout-seconds=10 --failure-threshold=6
 

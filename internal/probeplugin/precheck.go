@@ -6,8 +6,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
+	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // precheckWorkers is how many Pods the pre-check checks at once, whatever
@@ -137,6 +141,15 @@ func (r *runner) check(ctx context.Context, pr *podRun) {
 			continue
 		}
 		got := r.prober.try(ctx, pr.pod, c, probe)
+		if got.dropped {
+			// A crash-looping container runs a second or two: one killed
+			// before the try reached it refuses the connection, which is
+			// no answer of the new probe. The proof after the change
+			// judges it, as when the API server cannot reach the Pod.
+			if how := r.stoppedSince(ctx, pr.pod, container); how != "" {
+				got = tried{notTried: fmt.Sprintf("the container %s while it was tried (%s)", how, got.answer)}
+			}
+		}
 		pr.tried[t] = got
 		if got.notTried == "" && !got.ok {
 			pr.result = resultFailed
@@ -147,6 +160,39 @@ func (r *runner) check(ctx context.Context, pr *podRun) {
 			return
 		}
 	}
+}
+
+// stopGrace is how long after a dropped try the pre-check reads the Pod
+// again, for its kubelet to report that the container stopped: the kubelet
+// sees it within its relist period, 1s, then reports the Pod's status,
+// later on a node that restarts many containers at once.
+const stopGrace = 5 * time.Second
+
+// stoppedSince says how the container of the Pod, as read before a try,
+// stopped since: "restarted" when its restart count or ID changed,
+// "stopped" when it does not run any more. It is "" when the container
+// runs on, as it was, through stopGrace, or the Pod cannot be read: then
+// the try's answer stands.
+func (r *runner) stoppedSince(ctx context.Context, pod *v1.Pod, container string) string {
+	was := containerStatus(pod, container)
+	if was == nil {
+		return ""
+	}
+	how := ""
+	_ = wait.PollUntilContextTimeout(ctx, time.Second, stopGrace, true, func(ctx context.Context) (bool, error) {
+		now, err := r.patcher.client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		switch is := containerStatus(now, container); {
+		case is != nil && (is.RestartCount != was.RestartCount || is.ContainerID != was.ContainerID):
+			how = "restarted"
+		case is == nil || is.State.Running == nil:
+			how = "stopped"
+		}
+		return how != "", nil
+	})
+	return how
 }
 
 // risks are the warnings about changes that take a risk of their own, one

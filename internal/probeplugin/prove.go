@@ -481,17 +481,25 @@ func (p *proof) observe(pod *v1.Pod, now time.Time) step {
 // the next start of a crash-looping container, the first time the proof
 // sees that back-off; 0 otherwise.
 func (p *proof) backOff(status *v1.ContainerStatus, now time.Time) time.Duration {
-	if status == nil || status.State.Waiting == nil || status.State.Waiting.Reason != crashLoopBackOff || status.LastTerminationState.Terminated == nil {
-		return 0
-	}
-	finished := status.LastTerminationState.Terminated.FinishedAt.Time
-	if finished.Equal(p.backedOff) {
+	finished, ends, ok := inBackOff(status)
+	if !ok || finished.Equal(p.backedOff) {
 		return 0
 	}
 	p.backedOff = finished
-	left := max(finished.Add(kubeletBackOff(status.RestartCount)).Sub(now), 0)
+	left := max(ends.Sub(now), 0)
 	p.backOffs += left
 	return left
+}
+
+// inBackOff returns, for a crash-looping container, one that waits out the
+// kubelet's back-off before its next start, when its last run finished
+// and when that back-off ends; ok is false for any other container.
+func inBackOff(status *v1.ContainerStatus) (finished, ends time.Time, ok bool) {
+	if status == nil || status.State.Waiting == nil || status.State.Waiting.Reason != crashLoopBackOff || status.LastTerminationState.Terminated == nil {
+		return time.Time{}, time.Time{}, false
+	}
+	finished = status.LastTerminationState.Terminated.FinishedAt.Time
+	return finished, finished.Add(kubeletBackOff(status.RestartCount)), true
 }
 
 // crashLoopBackOff is the reason of a container that waits out the

@@ -84,7 +84,10 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 			failed = batch[i]
 			break
 		}
-		size = min(2*len(batch), r.limit.n)
+		// Twice the size asked for, not the batch taken: the floor that
+		// made a batch smaller counts the Pods out of readiness now, and
+		// says nothing of the change; it still bounds the next batch.
+		size = min(2*size, r.limit.n)
 	}
 	// What the run does about an interrupt is said before how it ended.
 	interrupted := !stop()
@@ -148,27 +151,52 @@ const floorPoll = 2 * time.Second
 
 // nextBatch returns the next batch, of at most size Pods of left: first the
 // Pods that are not Ready, since changing them takes no Pod out of
-// readiness, then as many Ready ones as keep the run's Ready Pods, counted
-// now (census), at or above the floor, its replicas less its limit. When
-// it may take none, it waits for Pods to turn Ready, reading them every
-// floorPoll, for as long as a run waits for a Pod (--wait-timeout), and
-// then says why the run stops; a run that does not wait stops at once.
+// readiness, then as many Ready ones as keep the run's Ready Pods at or
+// above the floor, its replicas less its limit; of each, first those whose
+// proof can begin soonest (provenSooner). A run that waits on its changes
+// reads its Pods before each batch (census), the first one too: the
+// pre-check and its confirmation take a while, and a crash-looping
+// container changes its state every few seconds. A run that does not
+// (--wait=none), whose batches follow each other at once, counts them as
+// last read, and reads them again only when that count holds the batch
+// back. When it may take none, it waits for Pods to turn Ready, reading
+// them every floorPoll, for as long as a run waits for a Pod
+// (--wait-timeout), and then says why the run stops: --wait=none too,
+// since the Pods it changed while they were not Ready may turn Ready,
+// which is what a change in a crash loop is for.
 func (r *runner) nextBatch(ctx context.Context, left []*podRun, size int) ([]*podRun, error) {
 	floor := r.replicas - r.limit.n
 	var waitUntil time.Time
-	for {
-		pods, err := r.census(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("stopped before the next batch: cannot count the Ready Pods: %w", err)
+	for read := r.prove != nil; ; read = true {
+		if read {
+			pods, err := r.census(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("stopped before the next batch: cannot count the Ready Pods: %w", err)
+			}
+			r.counted = pods
+			// Each Pod is patched as it was read now: as the pre-check
+			// read it, long before a later batch, a crash-looping one has
+			// changed since, at each restart, and its patch, conditioned
+			// on its resourceVersion, would conflict, and cost a read and
+			// a second patch.
+			now := map[types.UID]*v1.Pod{}
+			for _, pod := range pods {
+				now[pod.UID] = pod
+			}
+			for _, pr := range left {
+				if pod := now[pr.pod.UID]; pod != nil {
+					pr.pod = pod
+				}
+			}
 		}
 		ready := map[types.UID]bool{}
-		for _, pod := range pods {
+		for _, pod := range r.counted {
 			if podutils.IsPodReady(pod) {
 				ready[pod.UID] = true
 			}
 		}
 		var batch, readyOnes []*podRun
-		for _, pr := range left {
+		for _, pr := range slices.SortedStableFunc(slices.Values(left), provenSooner) {
 			switch {
 			case ready[pr.pod.UID]:
 				readyOnes = append(readyOnes, pr)
@@ -180,9 +208,12 @@ func (r *runner) nextBatch(ctx context.Context, left []*podRun, size int) ([]*po
 		if len(batch) > 0 {
 			return batch, nil
 		}
+		if !read {
+			continue
+		}
 		why := fmt.Sprintf("%d of %d Pods Ready, and at least %d must stay Ready (%s)", len(ready), r.replicas, floor, r.limit.why)
 		switch {
-		case r.prove == nil, r.waitTimeout > 0 && !waitUntil.IsZero() && !time.Now().Before(waitUntil):
+		case r.waitTimeout > 0 && !waitUntil.IsZero() && !time.Now().Before(waitUntil):
 			return nil, errors.New("stopped before the next batch: " + why)
 		case waitUntil.IsZero():
 			waitUntil = time.Now().Add(r.waitTimeout)
@@ -194,6 +225,31 @@ func (r *runner) nextBatch(ctx context.Context, left []*podRun, size int) ([]*po
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// provenSooner orders Pods by how soon the new probes of their container
+// can be proven, from when it runs: a running container first, then
+// crash-looping ones by the end of the kubelet's back-off, then the others,
+// whose next start their status does not tell. So the first Pod, proven
+// whatever --wait says, is not one that waits out a long back-off while
+// another could be proven at once.
+func provenSooner(a, b *podRun) int {
+	rankA, fromA := runsFrom(a)
+	rankB, fromB := runsFrom(b)
+	return cmp.Or(cmp.Compare(rankA, rankB), fromA.Compare(fromB))
+}
+
+// runsFrom ranks a Pod for provenSooner: 0 for a running container, 1 and
+// the end of its back-off for a crash-looping one, 2 for another.
+func runsFrom(pr *podRun) (int, time.Time) {
+	status := containerStatus(pr.pod, pr.container)
+	if status != nil && status.State.Running != nil {
+		return 0, time.Time{}
+	}
+	if _, ends, ok := inBackOff(status); ok {
+		return 1, ends
+	}
+	return 2, time.Time{}
 }
 
 // one changes a Pod, and waits on the change with wait, when set: the wait

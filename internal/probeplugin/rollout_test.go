@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -15,6 +16,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 )
 
@@ -498,4 +500,181 @@ func TestRolloutWaitApplied(t *testing.T) {
 	if !slices.Equal(proven, []string{"a"}) || !slices.Equal(sortedCopy(waited), []string{"b", "c"}) {
 		t.Errorf("proven %v, waited on until applied %v; want a proven, b and c applied", proven, waited)
 	}
+}
+
+// Each batch takes first the Pods whose new probes can be proven soonest: a
+// running container, then crash-looping ones by the end of the kubelet's
+// back-off, then the others, each kind in the run's order. So the first
+// Pod, proven whatever --wait says, is not one that waits out a long
+// back-off while another could be proven at once. Here every Pod is not
+// Ready, a crash loop: a waits out 140s more of its back-off, b 10s, c has
+// no status yet, d and e run.
+func TestRolloutProvesSoonestFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		names := []string{"a", "b", "c", "d", "e"}
+		pods := readyPods(names, names...)
+		crashLooping(pods[0], 20*time.Second)
+		crashLooping(pods[1], 150*time.Second)
+		for _, p := range pods[3:] {
+			p.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", RestartCount: 5, State: v1.ContainerState{Running: &v1.ContainerStateRunning{}}}}
+		}
+		c := newCluster(pods...)
+		r, _, errOut := newRunner(c, relax)
+		r.limit.n = 4
+		p := newProvings(names...)
+		r.prove = p.prove
+		errc := make(chan error)
+		go func() { errc <- r.run(context.Background(), &targets{pods: pods}) }()
+		for _, batch := range [][]string{{"d"}, {"b", "e"}, {"a", "c"}} {
+			if got := p.inFlight(); !slices.Equal(got, batch) {
+				t.Fatalf("in flight %v, want the batch %v", got, batch)
+			}
+			for _, n := range batch {
+				p.results[n] <- nil
+			}
+		}
+		if err := <-errc; err != nil {
+			t.Fatalf("run: %v\n%s", err, errOut)
+		}
+	})
+}
+
+// --wait=none keeps the floor as the other modes do: a crash-looping
+// workload's Pods that are not Ready change first, then the run waits for
+// Pods to turn Ready, as the relaxed probe lets them, rather than stop with
+// the Ready ones unchanged. Its batches follow each other at once, so it
+// counts the Pods as last read, and reads them again only when that count
+// holds a batch back. Here a and b crash-loop, and the 4 replicas may have
+// 1 Pod out of readiness.
+func TestRolloutWaitNoneKeepsTheFloor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		names := []string{"a", "b", "c", "d"}
+		pods := readyPods(names, "a", "b")
+		c := newCluster(pods...)
+		r, _, errOut := newRunner(c, relax)
+		r.limit = limit{n: 1, why: "maxUnavailable 25% of deployment.apps/web's 4 replicas"}
+		r.waitTimeout = time.Minute
+		var reads atomic.Int32
+		r.census = func(ctx context.Context) ([]*v1.Pod, error) {
+			reads.Add(1)
+			return c.pods(ctx)
+		}
+		errc := make(chan error)
+		go func() { errc <- r.run(context.Background(), &targets{pods: pods, replicas: 4}) }()
+		synctest.Wait()
+		if _, patches := c.sent(); !slices.Equal(patches, []string{"a", "b"}) {
+			t.Fatalf("patched %v before the Pods turned Ready, want a and b, which are not Ready\n%s", patches, errOut)
+		}
+		if n := reads.Load(); n != 1 {
+			t.Errorf("the Pods were read %d times before the run waited, want once: when the count held c back", n)
+		}
+		time.Sleep(10 * time.Second)
+		for _, pod := range readyPods([]string{"a", "b"}) {
+			if _, err := c.CoreV1().Pods("ns").UpdateStatus(context.Background(), pod, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := <-errc; err != nil {
+			t.Fatalf("run: %v\n%s", err, errOut)
+		}
+		if _, patches := c.sent(); !slices.Equal(patches, names) {
+			t.Errorf("patched %v, want %v", patches, names)
+		}
+		waiting := "batches: waiting for Pods to turn Ready before the next batch: 2 of 4 Pods Ready, and at least 3 must stay Ready (maxUnavailable 25% of deployment.apps/web's 4 replicas)\n"
+		if strings.Count(errOut.String(), waiting) != 1 {
+			t.Errorf("printed\n%s\nwant once in it\n%s", errOut, waiting)
+		}
+	})
+}
+
+// A batch that the floor makes smaller does not set the doubling back: the
+// next batch is twice the one asked for. Here x1 to x7, Pods of the
+// workload that the run does not change, turn not Ready while b and c are
+// proven, so that the batch of 4 is d alone, and Ready again while d is.
+func TestRolloutDoublesPastTheFloor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		names := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"}
+		others := []string{"x1", "x2", "x3", "x4", "x5", "x6", "x7"}
+		pods := readyPods(names)
+		c := newCluster(append(readyPods(others), pods...)...)
+		r, _, errOut := newRunner(c, relax)
+		r.limit = limit{n: 8, why: "--max-in-flight=8"}
+		p := newProvings(names...)
+		r.prove = p.prove
+		errc := make(chan error)
+		go func() { errc <- r.run(context.Background(), &targets{pods: pods, replicas: 19}) }()
+		setReady := func(notReady ...string) {
+			for _, pod := range readyPods(others, notReady...) {
+				if _, err := c.CoreV1().Pods("ns").UpdateStatus(context.Background(), pod, metav1.UpdateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for i, batch := range [][]string{{"a"}, {"b", "c"}, {"d"}, {"e", "f", "g", "h", "i", "j", "k", "l"}} {
+			if got := p.inFlight(); !slices.Equal(got, batch) {
+				t.Fatalf("in flight %v, want the batch %v\n%s", got, batch, errOut)
+			}
+			switch i {
+			case 1:
+				setReady(others...)
+			case 2:
+				setReady()
+			}
+			for _, n := range batch {
+				p.results[n] <- nil
+			}
+		}
+		if err := <-errc; err != nil {
+			t.Fatalf("run: %v\n%s", err, errOut)
+		}
+	})
+}
+
+// Each batch patches its Pods as they are when it begins, read with the
+// Ready count: a Pod whose status the kubelet changed since the pre-check,
+// as it does at each restart of a crash-looping container, is patched at
+// once, without the conflict, the read and the second patch that the Pod
+// as the pre-check read it would cost.
+func TestRolloutPatchesPodsAsTheyAreNow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		names := []string{"a", "b", "c"}
+		c := newCluster(namedPods(names...)...)
+		requireResourceVersion(c)
+		r, _, errOut := newRunner(c, relax)
+		r.limit.n = 2
+		p := newProvings(names...)
+		r.prove = p.prove
+		errc := make(chan error)
+		go func() { errc <- r.run(context.Background(), &targets{pods: namedPods(names...)}) }()
+		p.inFlight()
+		// The kubelet reports b and c again, while a is proven.
+		for _, name := range []string{"b", "c"} {
+			pod, err := c.CoreV1().Pods("ns").Get(context.Background(), name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pod.Status.Phase, pod.ResourceVersion = v1.PodRunning, "8"
+			if _, err := c.CoreV1().Pods("ns").UpdateStatus(context.Background(), pod, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.ClearActions()
+		p.results["a"] <- nil
+		if got := sortedCopy([]string{<-p.started, <-p.started}); !slices.Equal(got, []string{"b", "c"}) {
+			t.Fatalf("in flight %v, want b and c\n%s", got, errOut)
+		}
+		p.results["b"] <- nil
+		p.results["c"] <- nil
+		if err := <-errc; err != nil {
+			t.Fatalf("run: %v\n%s", err, errOut)
+		}
+		for _, a := range c.Actions() {
+			if a.GetVerb() == "get" || a.GetVerb() == "patch" && a.(k8stesting.PatchActionImpl).Name != "b" && a.(k8stesting.PatchActionImpl).Name != "c" {
+				t.Errorf("%s %s: want only a patch of b and one of c", a.GetVerb(), a.GetResource().Resource)
+			}
+		}
+		if n := len(slices.DeleteFunc(c.Actions(), func(a k8stesting.Action) bool { return a.GetVerb() != "patch" })); n != 2 {
+			t.Errorf("%d patches, want one of b and one of c", n)
+		}
+	})
 }

@@ -90,8 +90,10 @@ type runner struct {
 	limit    limit
 	replicas int
 	// census reads the Pods of the run as they are now, to count the Ready
-	// ones before each batch.
-	census func(ctx context.Context) ([]*v1.Pod, error)
+	// ones before a batch (see nextBatch); counted are the Pods as last
+	// read, at first as the run's targets were.
+	census  func(ctx context.Context) ([]*v1.Pod, error)
+	counted []*v1.Pod
 	// prove, when set, proves each change (--wait=proven, and the first
 	// Pod of --wait=applied): prover.prove. applied, when set, waits on the
 	// changes after the first only until the kubelet applied them
@@ -131,6 +133,7 @@ func (r *runner) run(ctx context.Context, t *targets) error {
 	}
 	r.runs = runs
 	r.replicas = cmp.Or(t.replicas, len(t.pods))
+	r.counted = t.pods
 	defer func() { r.report.results(runs) }()
 	for _, pr := range runs {
 		if pr.result == resultSkipped {

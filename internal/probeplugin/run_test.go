@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -627,5 +628,95 @@ func TestPrecheckUnreachableGoesOn(t *testing.T) {
 	}
 	if got := out.String(); got != "pod/a probes set\npod/b probes set\n" {
 		t.Errorf("printed %q", got)
+	}
+}
+
+// A try that the container refused, reset or closed before it answered is
+// no answer of the new probe when the container restarted or stopped since
+// the Pod was read, as a crash-looping one does a second or two after it
+// starts: the probe was not tried, and the run goes on, the proof after the
+// change judging it. The kubelet reports the stop a moment after it, so the
+// pre-check reads the Pod again for a while. A container that runs on, as
+// it was, refused the try itself, and one that answered answered: those
+// refuse the Pod.
+func TestPrecheckContainerStoppedDuringTry(t *testing.T) {
+	restart := func(s *v1.ContainerStatus) {
+		s.RestartCount++
+		s.ContainerID = "containerd://2"
+	}
+	backOff := func(s *v1.ContainerStatus) {
+		s.State = v1.ContainerState{Waiting: &v1.ContainerStateWaiting{Reason: crashLoopBackOff}}
+	}
+	refused := tried{answer: "connection refused", dropped: true}
+	for _, tc := range []struct {
+		name string
+		got  tried
+		// stop changes the container's status, reported after reported;
+		// nil for never.
+		stop     func(*v1.ContainerStatus)
+		reported time.Duration
+		// notTried is why the pre-check did not try the probe; "" when it
+		// refused the Pod.
+		notTried string
+	}{{
+		name: "restarted, reported at once", got: refused, stop: restart,
+		notTried: "the container restarted while it was tried (connection refused)",
+	}, {
+		name: "restarted, reported 2s later", got: tried{answer: "connection reset by peer", dropped: true}, stop: restart, reported: 2 * time.Second,
+		notTried: "the container restarted while it was tried (connection reset by peer)",
+	}, {
+		name: "stopped, waiting out its back-off", got: tried{answer: "EOF", dropped: true}, stop: backOff, reported: time.Second,
+		notTried: "the container stopped while it was tried (EOF)",
+	}, {
+		name: "runs on: nothing listens on the port", got: refused,
+	}, {
+		name: "answered, then restarted", got: tried{answer: "answered 500 Internal Server Error"}, stop: restart,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				pod := namedPods("a")[0]
+				pod.Status.Phase = v1.PodRunning
+				pod.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", RestartCount: 3, ContainerID: "containerd://1", State: v1.ContainerState{Running: &v1.ContainerStateRunning{}}}}
+				c := newCluster(pod)
+				r, _, errOut := newRunner(c, relax)
+				reported := make(chan struct{})
+				r.prober = proberFunc(func(ctx context.Context, _ *v1.Pod, _ *v1.Container, _ *v1.Probe) tried {
+					if tc.stop == nil {
+						close(reported)
+					} else {
+						go func() {
+							defer close(reported)
+							time.Sleep(tc.reported)
+							now, err := c.CoreV1().Pods("ns").Get(ctx, "a", metav1.GetOptions{})
+							if err != nil {
+								t.Error(err)
+								return
+							}
+							tc.stop(&now.Status.ContainerStatuses[0])
+							if _, err := c.CoreV1().Pods("ns").UpdateStatus(ctx, now, metav1.UpdateOptions{}); err != nil {
+								t.Error(err)
+							}
+						}()
+					}
+					return tc.got
+				})
+				err := r.run(context.Background(), &targets{pods: []*v1.Pod{pod}})
+				<-reported
+				_, patches := c.sent()
+				if tc.notTried == "" {
+					want := `error: pod/a: the new liveness probe of container "app" fails now: http-get http://:8080/healthz: ` + tc.got.answer + "\nhint: --skip-check stores it anyway\n"
+					if !errors.Is(err, errReported) || len(patches) > 0 || !strings.HasSuffix(errOut.String(), want) {
+						t.Errorf("run = %v, patched %v, printed\n%s\nwant the Pod refused, nothing patched, and it to end in\n%s", err, patches, errOut, want)
+					}
+					return
+				}
+				if err != nil || !slices.Equal(patches, []string{"a"}) {
+					t.Errorf("run = %v, patched %v; want pod/a changed\n%s", err, patches, errOut)
+				}
+				if want := "pre-check: the new liveness probe was not tried on 1 Pod: " + tc.notTried + "\n"; !strings.Contains(errOut.String(), want) {
+					t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+				}
+			})
+		})
 	}
 }

@@ -15,8 +15,10 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	grpcstatus "google.golang.org/grpc/status"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,6 +44,11 @@ type tried struct {
 	// forbidden is set when notTried is that the user may not use the
 	// subresource that would try it.
 	forbidden bool
+	// dropped is set when the try failed without an answer of the
+	// container: the connection to it was refused, reset or closed before
+	// the answer (EOF), or the command was killed; what a container that
+	// stops during the try gives too.
+	dropped bool
 }
 
 // prober tries a probe against a container of a Pod, from the client.
@@ -197,7 +204,18 @@ func proxyError(message string) tried {
 	if strings.Contains(message, "dial") && !strings.Contains(message, "connection refused") {
 		return tried{notTried: "the API server cannot reach the Pod: " + message}
 	}
-	return tried{answer: connectionError(message)}
+	return connectionFailed(message)
+}
+
+// connectionFailed is the try whose connection to the container failed
+// with the error message, shortened to its cause. It is dropped when the
+// connection was refused, reset or closed before the answer (EOF): nothing
+// listens on the port, or the container stopped during the try, as a
+// crash-looping one does, which the pre-check tells apart (runner.check).
+func connectionFailed(message string) tried {
+	answer := connectionError(message)
+	dropped := answer == "connection refused" || answer == "connection reset by peer" || strings.HasSuffix(message, "EOF")
+	return tried{answer: answer, dropped: dropped}
 }
 
 // connectionError shortens the error of a connection that failed to its
@@ -294,7 +312,7 @@ func (p *clientProber) tryTCP(ctx context.Context, pod *v1.Pod, c *v1.Container,
 	select {
 	case message := <-failed:
 		if message != "" {
-			return tried{answer: connectionError(message)}
+			return connectionFailed(message)
 		}
 	case <-ctx.Done():
 	}
@@ -346,17 +364,23 @@ func (p *clientProber) tryGRPC(ctx context.Context, pod *v1.Pod, h *v1.GRPCActio
 	if err != nil {
 		var message forwardError
 		if errors.As(context.Cause(checkCtx), &message) {
-			return tried{answer: connectionError(string(message))}
+			return connectionFailed(string(message))
 		}
 		if ctx.Err() != nil {
 			return tried{}
 		}
-		return tried{answer: err.Error()}
+		return checkFailed(err)
 	}
 	if resp.Status != healthpb.HealthCheckResponse_SERVING {
 		return tried{answer: "answered " + resp.Status.String()}
 	}
 	return tried{ok: true, answer: "answered SERVING"}
+}
+
+// checkFailed is the try of a gRPC health check that failed with err, the
+// connection made: Unavailable is the connection lost before the answer.
+func checkFailed(err error) tried {
+	return tried{answer: err.Error(), dropped: grpcstatus.Code(err) == codes.Unavailable}
 }
 
 // forwardError is the kubelet's message that a port-forward could not
@@ -402,15 +426,23 @@ func (p *clientProber) tryExec(ctx context.Context, pod *v1.Pod, c *v1.Container
 	case err == nil:
 		return tried{ok: true, answer: "exited with 0"}
 	case errors.As(err, &exit):
-		answer := fmt.Sprintf("exited with %d", exit.ExitStatus())
-		if out := strings.TrimSpace(output.String()); out != "" {
-			answer += ": " + out
-		}
-		return tried{answer: answer}
+		return exited(exit, output.String())
 	case ctx.Err() != nil:
 		return tried{}
 	}
 	return tried{notTried: fmt.Sprintf("could not run it: %v", err)}
+}
+
+// exited is the try of a command that exited with another code than 0,
+// having printed output.
+func exited(exit utilexec.ExitError, output string) tried {
+	answer := fmt.Sprintf("exited with %d", exit.ExitStatus())
+	if out := strings.TrimSpace(output); out != "" {
+		answer += ": " + out
+	}
+	// The runtime kills (SIGKILL, 128+9) the processes of a container that
+	// stops, the command too.
+	return tried{answer: answer, dropped: exit.ExitStatus() == 137}
 }
 
 // limitedBuffer keeps the first 1 KiB written to it.

@@ -3,6 +3,7 @@ package probeplugin
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -12,12 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	grpcstatus "google.golang.org/grpc/status"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	utilexec "k8s.io/client-go/util/exec"
 )
 
 // apiServer stands in for the API server's Pod proxy and access reviews:
@@ -104,7 +108,29 @@ func TestTryHTTP(t *testing.T) {
 			status(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, "error trying to reach service: dial tcp 10.88.0.5:8081: connect: connection refused")
 		},
 		wantRequest: "/api/v1/namespaces/ns/pods/web:8081/proxy/healthz",
-		want:        tried{answer: "connection refused"},
+		want:        tried{answer: "connection refused", dropped: true},
+	}, {
+		// A container that stops during the try, as a crash-looping one
+		// does, cuts the connection that the API server's proxy made.
+		name:    "the connection is closed before the answer",
+		pod:     runningPod(),
+		probe:   probe("/healthz", intstr.FromInt32(8080)),
+		allowed: true,
+		proxy: func(w http.ResponseWriter, _, _ string) {
+			status(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, "error trying to reach service: EOF")
+		},
+		wantRequest: "/api/v1/namespaces/ns/pods/web:8080/proxy/healthz",
+		want:        tried{answer: "EOF", dropped: true},
+	}, {
+		name:    "the connection is reset",
+		pod:     runningPod(),
+		probe:   probe("/healthz", intstr.FromInt32(8080)),
+		allowed: true,
+		proxy: func(w http.ResponseWriter, _, _ string) {
+			status(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, "error trying to reach service: read tcp 10.0.0.1:41234->10.88.0.5:8080: read: connection reset by peer")
+		},
+		wantRequest: "/api/v1/namespaces/ns/pods/web:8080/proxy/healthz",
+		want:        tried{answer: "connection reset by peer", dropped: true},
 	}, {
 		// The API server's proxy dials the Pod's IP from the control
 		// plane's network, which may not reach it: the error is the
@@ -228,5 +254,54 @@ func TestTryHTTPNoAnswer(t *testing.T) {
 	want := tried{notTried: "no answer through the API server's Pod proxy within 2s (timeoutSeconds, and 1s for the way through the API server): the container did not answer in time, or the API server cannot reach the Pod"}
 	if got != want {
 		t.Errorf("try = %+v, want %+v", got, want)
+	}
+}
+
+// A try that failed without an answer of the container is dropped: the
+// connection refused, reset or closed before the answer, through the
+// API server's Pod proxy or a port-forward, a gRPC connection lost, a
+// command killed; the pre-check then asks whether the container stopped
+// meanwhile. Any other failure is the container's answer, or the way to it
+// failing.
+func TestDroppedTries(t *testing.T) {
+	for name, tc := range map[string]struct {
+		got, want tried
+	}{
+		"port-forward, nothing listens": {
+			got:  connectionFailed(`failed to connect to localhost:8080 inside namespace "4f1c", IPv4: dial tcp4 127.0.0.1:8080: connect: connection refused IPv6 dial tcp6: address localhost: no suitable address found `),
+			want: tried{answer: "connection refused", dropped: true},
+		},
+		"port-forward, reset": {
+			got:  connectionFailed("read tcp4 127.0.0.1:40112->127.0.0.1:8080: read: connection reset by peer"),
+			want: tried{answer: "connection reset by peer", dropped: true},
+		},
+		"closed before the answer": {
+			got:  connectionFailed("unexpected EOF"),
+			want: tried{answer: "unexpected EOF", dropped: true},
+		},
+		"no answer in time": {
+			got:  connectionFailed("read tcp 10.0.0.1:41234->10.88.0.5:8080: i/o timeout"),
+			want: tried{answer: "i/o timeout"},
+		},
+		"gRPC, the connection lost": {
+			got:  checkFailed(grpcstatus.Error(codes.Unavailable, "error reading from server: EOF")),
+			want: tried{answer: "rpc error: code = Unavailable desc = error reading from server: EOF", dropped: true},
+		},
+		"gRPC, an unknown service": {
+			got:  checkFailed(grpcstatus.Error(codes.NotFound, "unknown service api")),
+			want: tried{answer: "rpc error: code = NotFound desc = unknown service api"},
+		},
+		"exec, killed": {
+			got:  exited(utilexec.CodeExitError{Err: errors.New("killed"), Code: 137}, ""),
+			want: tried{answer: "exited with 137", dropped: true},
+		},
+		"exec, failed": {
+			got:  exited(utilexec.CodeExitError{Err: errors.New("failed"), Code: 1}, "not ready\n"),
+			want: tried{answer: "exited with 1: not ready"},
+		},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: %+v, want %+v", name, tc.got, tc.want)
+		}
 	}
 }

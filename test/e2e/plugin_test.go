@@ -1182,8 +1182,8 @@ func TestPluginSetRetriesAfterConflict(t *testing.T) {
 			pod.LivenessProbe.TimeoutSeconds, pod.ReadinessProbe.TimeoutSeconds)
 	}
 	path := "/api/v1/namespaces/conflict/pods/web"
-	if patches, gets := count(p, http.MethodPatch, path), count(p, http.MethodGet, path); patches != 2 || gets != 2 {
-		t.Errorf("%d patches and %d gets of the Pod; want 2 each: the target, the conflict, then the Pod read again and patched", patches, gets)
+	if patches, gets := count(p, http.MethodPatch, path), count(p, http.MethodGet, path); patches != 2 || gets != 3 {
+		t.Errorf("%d patches and %d gets of the Pod; want 2 patches and 3 gets: the target, the Pod read again before its batch, the conflict, then the Pod read again and patched", patches, gets)
 	}
 }
 
