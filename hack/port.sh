@@ -32,8 +32,7 @@ source "${ROOT}/hack/lib/tree.sh"
 mode=${1:-port}
 
 [[ -n "${PORT_FROM:-}" ]] || kep::log::error_exit "releases/${BASE} is not ported from another series (no PORT_FROM in its upstream.env)."
-[[ -d "${KUBE_ROOT}/.git" ]] || "${ROOT}/hack/checkout.sh" ||
-  kep::log::error_exit "${SERIES}/ does not apply to ${KUBE_VERSION} with git am."
+[[ -d "${KUBE_ROOT}/.git" ]] || kep::checkout::tree
 ! kep::tree::am_in_progress || kep::tree::am_in_progress_error
 work=$(kep::tree::unexported_work)
 if [[ -n "${work}" ]]; then
@@ -54,7 +53,7 @@ trap 'rm -rf "${scratch}"' EXIT
 record() {
   echo "${new}" >"${RELEASE}/ported-from"
   kep::tree::range_diff "refs/kep/port-new~${#N[@]}" refs/kep/port-new >"${RELEASE}/range-diff"
-  [[ "${BASE}" == master || ! -f "${RELEASE}/prs.md" ]] || python3 "${ROOT}/hack/internal/port-prs.py" "${ROOT}" "${BASE}"
+  [[ ! -f "${RELEASE}/prs.md" ]] || python3 "${ROOT}/hack/internal/port-prs.py" "${ROOT}" "${BASE}"
   kep::log::status "recorded releases/${BASE}/ported-from, releases/${BASE}/range-diff and the pull requests; review and commit releases/${BASE}/"
 }
 

@@ -25,4 +25,4 @@ fi
 kep::golang::build_etcd
 kep::log::status "integration tests: ${INTEGRATION[*]}"
 cd "${KUBE_ROOT}"
-kep::golang::test_integration "${GO_TEST_FLAGS[@]}" "${INTEGRATION[@]}"
+kep::golang::test_integration "integration-${BASE}" "${GO_TEST_FLAGS[@]}" "${INTEGRATION[@]}"

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Upstream's generated files (API docs, OpenAPI, apply configurations,
 # generated.proto, the OpenAPI spec) match the tree, on this base and at the
-# end of each port chain (master), each with its own generators
+# end of each port chain (1.37), each with its own generators
 # (hack/internal/check-generated.sh). A series in the middle of a chain
 # (1.38) is not generated again: the ports check proves that its patches are
-# those of the series ported from it but for the differences its range-diff
-# records, and these touch no generated file (the gate's version), on the same
-# upstream release. A ported base's tree is checked out if it is not yet
+# those of the series it is ported from (master) but for the differences its
+# range-diff records, and these touch no generated file (the gate's version),
+# on the same upstream release. A ported base's tree is checked out if it is not yet
 # (make test BASE=<base> then finds it).
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh

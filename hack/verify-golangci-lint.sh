@@ -2,10 +2,12 @@
 # Upstream's golangci-lint (hack/verify-golangci-lint.sh) with upstream's
 # configuration (hack/golangci.yaml), on the packages the tree changes on its
 # base, reporting only what the tree adds (--new-from-rev, as the script's
-# -r). golangci-lint and its logcheck and kube-api-linter plugins are built
-# from hack/tools. The configuration's "sorted" linter (feature gates in
-# order) is left out: its source is in upstream's hack/tools, which the
-# module zip of k8s.io/kubernetes lacks.
+# -r). golangci-lint and its logcheck and kube-api-linter linters are built
+# from hack/tools: compiled into golangci-lint (hack/tools/golangci-lint),
+# which the configuration of master and 1.38 loads as module plugins, and as
+# Go plugins, which that of 1.37 loads. The configuration's "sorted" linter
+# (feature gates in order) is left out: its source is in upstream's
+# hack/tools, which the module zip of k8s.io/kubernetes lacks.
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
@@ -15,7 +17,7 @@ source "${ROOT}/hack/lib/golang.sh"
 kep::tree::ensure_checkout
 bin="${OUTPUT}/tools"
 mkdir -p "${bin}"
-if ! { go -C "${ROOT}/hack/tools" build -o "${bin}/golangci-lint" github.com/golangci/golangci-lint/v2/cmd/golangci-lint &&
+if ! { go -C "${ROOT}/hack/tools" build -o "${bin}/golangci-lint" ./golangci-lint &&
   go -C "${ROOT}/hack/tools" build -buildmode=plugin -o "${bin}/logcheck.so" sigs.k8s.io/logtools/logcheck/plugin &&
   go -C "${ROOT}/hack/tools" build -buildmode=plugin -o "${bin}/kube-api-linter.so" sigs.k8s.io/kube-api-linter/pkg/plugin; }; then
   kep::log::error_exit "golangci-lint: building it from hack/tools failed (above)."

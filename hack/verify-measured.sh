@@ -3,7 +3,7 @@
 # document of docs/ that holds measurements records, near its top, the
 # series it measured and the command that measures it again:
 #
-#   <!-- measured: release=1.37 series-tree=<git tree> command="make bench" -->
+#   <!-- measured: release=master series-tree=<git tree> command="make bench" -->
 #
 # series-tree is the git tree of releases/RELEASE/patches that was measured
 # (kep::tree::series_tree; git rev-parse HEAD:releases/RELEASE/patches when

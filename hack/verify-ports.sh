@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Checks that every series ported from another (PORT_FROM: 1.38 from 1.37,
-# master from 1.38) applies with git am to its own freshly downloaded base, is
+# Checks that every series ported from another (PORT_FROM: 1.38 from master,
+# 1.37 from 1.38) applies with git am to its own freshly downloaded base, is
 # ported from its origin series as it is, and differs from it only as its
 # range-diff records (hack/port.sh check).
 set -euo pipefail

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Upstream's verify scripts (hack/verify-NAME.sh) that cover what the series
 # changes and run offline, inside the tree, and inside the tree at the end of
-# each port chain (master), whose gate is registered at another release
+# each port chain (1.37), whose gate is registered at another release
 # (hack/verify-generated.sh says why the series in between is not checked
 # again).
 set -euo pipefail
@@ -35,6 +35,8 @@ for release in $(kep::tree::port_leaves); do
   fi
   # The tree's own Go: upstream's scripts build with it.
   (
+    # shellcheck disable=SC2030 # the release's own failures, which the subshell's status reports
+    failed=()
     # shellcheck disable=SC1090,SC1091 # the release's pin, named at run time
     source "${RELEASES}/${release}/upstream.env"
     export GOTOOLCHAIN="${KUBE_GOTOOLCHAIN}"

@@ -62,7 +62,7 @@ if [[ -n "${WHAT:-}" ]]; then
   exit 0
 fi
 
-# The checks of the ported series run from the base they are ported from.
+# The checks of every series run from the default base, the origin of the ports.
 [[ "${BASE}" == "${DEFAULT_BASE}" ]] ||
   kep::log::error_exit "make verify checks the series of every base from BASE=${DEFAULT_BASE}; run it without BASE (or WHAT=<check> BASE=${BASE} for one check of this base)."
 # A tree that does not exist yet (a fresh clone's) is made from the series

@@ -3,7 +3,6 @@
 # certificates, the token, the kubeconfig and the flags that the node's API
 # servers (hack/internal/node-init.sh) and the loopback control plane of
 # make run and make test-e2e (hack/internal/loopback-control-plane.sh) share.
-#
 
 # Sourced once, whatever sources it.
 [[ " ${HARNESS_SOURCED:-} " != *" control-plane "* ]] || return 0

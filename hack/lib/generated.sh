@@ -2,7 +2,6 @@
 # Helpers for running upstream's generators (hack/update-codegen.sh,
 # hack/update-openapi-spec.sh) in an upstream tree rebuilt from module zips.
 #
-#
 # Upstream runs these scripts in a git clone. A tree rebuilt from module zips
 # differs in ways that stop them before they generate anything; the stand-ins
 # below fill exactly those gaps, and kep::generated::remove_standins takes them out again:

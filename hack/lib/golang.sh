@@ -61,17 +61,22 @@ kep::golang::gotest() {
 # Integration test packages need etcd and run behind their own target.
 INTEGRATION_PACKAGES='^\./test/integration(/|$)'
 
-# kep::golang::test_integration ARGS... runs go test ARGS in the current directory, a
-# tree of this base, with the etcd of this base (ETCD). Upstream's test API server
+# kep::golang::test_integration REPORT ARGS... runs go test ARGS in the
+# current directory, a tree of this base, with the etcd of this base (ETCD),
+# and writes the JUnit report JUNIT_DIR/REPORT.xml (none for an empty
+# REPORT: make test-series and make pr test one commit after another).
+# Upstream's test API server
 # finds its fixtures from its source path, which -trimpath makes relative to
 # the module; it then looks under TEST_SRCDIR/TEST_WORKSPACE, as under Bazel,
 # where a link names this base's tree. The path is the same for every
 # worktree, so it does not split Go's test cache.
 kep::golang::test_integration() {
-  local srcdir="${OUTPUT}/srcdir/${BASE}"
+  local report=$1 srcdir="${OUTPUT}/srcdir/${BASE}" gotest=(go test)
+  shift
+  [[ -z "${report}" ]] || gotest=(kep::golang::gotest "${report}")
   mkdir -p "${srcdir}/k8s.io"
   ln -sfn "${KUBE_ROOT}" "${srcdir}/k8s.io/kubernetes"
-  PATH="$(dirname "${ETCD}"):${PATH}" TEST_SRCDIR="${srcdir}" TEST_WORKSPACE=. kep::golang::gotest "integration-${BASE}" "${TRIMPATH}" "$@"
+  PATH="$(dirname "${ETCD}"):${PATH}" TEST_SRCDIR="${srcdir}" TEST_WORKSPACE=. "${gotest[@]}" "${TRIMPATH}" "$@"
 }
 
 # The node e2e suite's go test runs its specs against a node: make test and
@@ -236,5 +241,5 @@ kep::golang::test_change() {
   # shellcheck disable=SC2086
   (cd "${root}" && go vet "${TRIMPATH}" ${pkgs} &&
     { ((${#units[@]} == 0)) || go test "${TRIMPATH}" -vet=off "${unit_flags[@]}" "${units[@]}"; } &&
-    { ((${#integration[@]} == 0)) || kep::golang::test_integration -vet=off "${integration_flags[@]}" "${integration[@]}"; })
+    { ((${#integration[@]} == 0)) || kep::golang::test_integration "" -vet=off "${integration_flags[@]}" "${integration[@]}"; })
 }

@@ -24,7 +24,7 @@ if [[ ! -f "${RELEASE}/upstream.env" ]]; then
     "${BASE}" "${BASE}" "$(cd "${RELEASES}" && echo *)" >&2
   exit 1
 fi
-# shellcheck source=releases/1.37/upstream.env
+# shellcheck source=releases/master/upstream.env
 source "${RELEASE}/upstream.env"
 
 # HARNESS_KUBE_ROOT lets the checks (hack/verify-*.sh) and hack/internal/test-harness.sh use a scratch tree.

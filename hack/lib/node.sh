@@ -1,7 +1,6 @@
 # shellcheck shell=bash
 # Shared settings and helpers for the single-node cluster (hack/node-*.sh).
 #
-#
 # The node runs containerd, runc and the CNI bridge plugin from the Go module
 # proxy, and etcd, kube-apiserver, kube-controller-manager, kube-scheduler
 # and the kubelet from the patched tree. Everything lives under _output/node.

@@ -2,7 +2,6 @@
 # Helpers for running project code in the patched tree and in the base tree
 # side by side (make test-differential, make test-fuzz, make bench).
 #
-#
 # The project's programs are compiled into each tree's packages with
 # go test -overlay, which adds files to a package without touching the tree.
 # They live in test/sidebyside/testdata, which the project's own go commands

@@ -16,7 +16,7 @@ kep::tree::git() { git -C "${KUBE_ROOT}" "$@"; }
 # that loads that base's settings, on TREE (empty: the base's own tree,
 # _output/<KUBE_TREE>).
 kep::tree::in_base() {
-  BASE="$1" HARNESS_KUBE_ROOT="$2" bash -c 'source "$0/hack/lib/init.sh" && source "$0/hack/lib/tree.sh" && "$@"' "${ROOT}" "${@:3}"
+  BASE="$1" HARNESS_KUBE_ROOT="$2" bash -euo pipefail -c 'source "$0/hack/lib/init.sh"; source "$0/hack/lib/tree.sh"; "$@"' "${ROOT}" "${@:3}"
 }
 
 # kep::tree::new_worktree DIR COMMIT makes DIR a new worktree of _output/kubernetes,
@@ -69,8 +69,8 @@ kep::tree::ported_from_any() {
 }
 
 # kep::tree::port_leaves prints the releases that are ported from another one
-# and that none is ported from: the ends of the port chains (1.37 -> 1.38 ->
-# master: master).
+# and that none is ported from: the ends of the port chains (master -> 1.38 ->
+# 1.37: 1.37).
 kep::tree::port_leaves() {
   local release other origins=" "
   for other in $(kep::tree::releases); do

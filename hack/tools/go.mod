@@ -8,12 +8,17 @@ module mutableprobes/hack/tools
 go 1.26.0
 
 tool (
-	github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 	github.com/golangci/misspell/cmd/misspell
 	golang.org/x/perf/cmd/benchstat
 	gotest.tools/gotestsum
 	sigs.k8s.io/kube-api-linter/pkg/plugin
 	sigs.k8s.io/logtools/logcheck/plugin
+)
+
+require (
+	github.com/golangci/golangci-lint/v2 v2.15.0
+	sigs.k8s.io/kube-api-linter v0.0.0-20260716143926-092fe0c72997
+	sigs.k8s.io/logtools v0.11.0
 )
 
 require (
@@ -103,7 +108,6 @@ require (
 	github.com/golangci/dupl v0.0.0-20260401084720-c99c5cf5c202 // indirect
 	github.com/golangci/go-printf-func-name v0.1.1 // indirect
 	github.com/golangci/gofmt v0.0.0-20260820135601-e84e05053792 // indirect
-	github.com/golangci/golangci-lint/v2 v2.15.0 // indirect
 	github.com/golangci/golines v0.16.0 // indirect
 	github.com/golangci/misspell v0.8.0 // indirect
 	github.com/golangci/plugin-module-register v0.1.2 // indirect
@@ -239,7 +243,5 @@ require (
 	k8s.io/utils v0.0.0-20241104100929-3ea5e8cea738 // indirect
 	mvdan.cc/gofumpt v0.12.0 // indirect
 	mvdan.cc/unparam v0.0.0-20260823230713-2fa3d841b0c8 // indirect
-	sigs.k8s.io/kube-api-linter v0.0.0-20260716143926-092fe0c72997 // indirect
-	sigs.k8s.io/logtools v0.11.0 // indirect
 	sigs.k8s.io/yaml v1.4.0 // indirect
 )
