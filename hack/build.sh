@@ -46,4 +46,4 @@ if ((${#tree_targets[@]} == 0)); then
 fi
 
 kep::tree::ensure_checkout
-kep::golang::build_binaries "${out}" "${patch}" "${tree_targets[@]}"
+kep::golang::build_binaries "${KUBE_ROOT}" "${out}" "${patch}" "${tree_targets[@]}"

@@ -12,11 +12,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # shellcheck source=hack/lib/tree.sh
 source "${ROOT}/hack/lib/tree.sh"
 
-[[ -d "${KUBE_ROOT}/.git" ]] || kep::log::error_exit "${KUBE_ROOT} does not exist. Run 'make checkout' first."
-kep::tree::base_commit >/dev/null || kep::log::error_exit "${KUBE_ROOT} has no ${BASE_TAG} tag. Run 'make checkout' first."
+[[ -d "${KUBE_ROOT}/.git" ]] || kep::log::error_exit "${KUBE_ROOT} does not exist. Run 'make checkout${MAKE_BASE}' first."
+kep::tree::base_commit >/dev/null || kep::log::error_exit "${KUBE_ROOT} has no ${BASE_TAG} tag. Run 'make checkout${MAKE_BASE}' first."
 if [[ -n "$(kep::tree::git status --porcelain --untracked-files=no)" ]]; then
   kep::tree::git status --short --untracked-files=no >&2
-  kep::log::error_exit "${TREE} has uncommitted changes. Commit them there (one commit per logical patch), then run 'make patches' again."
+  kep::log::error_exit "${TREE} has uncommitted changes. Commit them there (one commit per logical patch), then run 'make patches${MAKE_BASE}' again."
 fi
 
 ! kep::tree::am_in_progress || kep::tree::am_in_progress_error
@@ -41,7 +41,7 @@ current=()
 kep::util::lines current kep::tree::patch_files
 if ((${#current[@]})) && [[ "${KEP_FORCE:-0}" != 1 ]]; then
   if ! compgen -G "${tmp}/*.patch" >/dev/null; then
-    kep::log::error_exit "${TREE} has no commits on top of ${BASE_TAG}, and ${SERIES}/ has ${#current[@]} patches: refusing to write an empty series over them. 'make checkout' applies ${SERIES}/; KEP_FORCE=1 make patches empties it."
+    kep::log::error_exit "${TREE} has no commits on top of ${BASE_TAG}, and ${SERIES}/ has ${#current[@]} patches: refusing to write an empty series over them. 'make checkout${MAKE_BASE}' applies ${SERIES}/; KEP_FORCE=1 make patches empties it."
   fi
   synced=$(kep::tree::git rev-parse --verify -q "${SYNCED_REF}" || true)
   had=$(if [[ -n "${synced}" ]]; then kep::tree::git log --format=%s "$(kep::tree::base_commit)..${synced}"; fi)
@@ -55,7 +55,7 @@ if ((${#current[@]})) && [[ "${KEP_FORCE:-0}" != 1 ]]; then
   done <<<"${current_subjects}"
   if ((${#lost[@]})); then
     printf '  %s\n' "${lost[@]}" >&2
-    kep::log::error_exit "${SERIES}/ has ${#lost[@]} patches that ${TREE} never had (above), for example from a git pull: writing the series would drop them. Apply them to the tree first ('make checkout' if it holds no work of its own, or git am), or drop them with KEP_FORCE=1 make patches."
+    kep::log::error_exit "${SERIES}/ has ${#lost[@]} patches that ${TREE} never had (above), for example from a git pull: writing the series would drop them. Apply them to the tree first ('make checkout${MAKE_BASE}' if it holds no work of its own, or git am), or drop them with KEP_FORCE=1 make patches."
   fi
 fi
 

@@ -28,8 +28,8 @@ kep::node::exec kill "${pid}" 2>/dev/null || true
 kep::util::poll 30 kubelet_gone || kep::log::error_exit "the kubelet (PID ${pid} in the node) did not stop"
 
 if [[ -n "${gate}" ]]; then
-  sed -i "s/^featureGates: {MutableContainerProbes: [a-z]*}$/featureGates: {MutableContainerProbes: ${gate}}/" "${NODE_STATE}/conf/kubelet.yaml"
-  grep -q "^featureGates: {MutableContainerProbes: ${gate}}$" "${NODE_STATE}/conf/kubelet.yaml" ||
+  sed -i "s/^featureGates: {MutableContainerProbes: [a-z]*}$/featureGates: {MutableContainerProbes: ${gate}}/" "${NODE_CONF}/kubelet.yaml"
+  grep -q "^featureGates: {MutableContainerProbes: ${gate}}$" "${NODE_CONF}/kubelet.yaml" ||
     kep::log::error_exit "could not set MutableContainerProbes=${gate} in ${NODE_STATE#"${ROOT}/"}/conf/kubelet.yaml"
 fi
 
@@ -37,7 +37,7 @@ fi
 # init, like the first one, and ends with it on teardown.
 kubelet=()
 kep::util::lines kubelet kep::node::kubelet_command
-kep::node::exec setsid bash -c '"$@" >>"'"${NODE_STATE}/logs/kubelet.log"'" 2>&1 & echo "kubelet $!"' kubelet "${kubelet[@]}" \
+kep::node::exec setsid bash -c '"$@" >>"'"${NODE_LOGS}/kubelet.log"'" 2>&1 & echo "kubelet $!"' kubelet "${kubelet[@]}" \
   >>"${NODE_STATE}/components"
 # kubelet_healthy succeeds once the new kubelet answers on its healthz port.
 kubelet_healthy() { kep::node::exec bash -c 'exec 3<>/dev/tcp/127.0.0.1/10248'; }

@@ -12,6 +12,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 source "${ROOT}/hack/lib/node.sh"
 
 (($#)) || set -- bash
-kep::node::exec env KUBECONFIG="${NODE_STATE}/conf/admin.kubeconfig" \
+kep::node::exec env KUBECONFIG="${NODE_CONF}/admin.kubeconfig" \
   CONTAINERD_ADDRESS=/run/containerd/containerd.sock CONTAINERD_NAMESPACE=k8s.io \
   PATH="${BIN}:${NODE_BIN}:${PATH}" "$@"

@@ -25,8 +25,6 @@ source "${ROOT}/hack/lib/control-plane.sh"
 # shellcheck source=hack/lib/node.sh
 source "${ROOT}/hack/lib/node.sh"
 
-CERTS="${NODE_STATE}/certs"
-CONF="${NODE_STATE}/conf"
 
 build=1 NODE_BASE=0 NODE_KUBELET="" NODE_KUBELET_GATE=true NODE_APISERVER_GATE=true NODE_APISERVER2_GATE="" NODE_APISERVER_ARGS=()
 for arg in "$@"; do
@@ -61,7 +59,7 @@ NODE_KUBE_BIN="${BIN}"
 ((NODE_BASE == 0)) || NODE_KUBE_BIN="${NODE_DIR}/base-bin"
 
 write_configs() {
-  mkdir -p "${CONF}/cni" "${NODE_STATE}/logs" "${NODE_STATIC_PODS}"
+  mkdir -p "${NODE_CONF}/cni" "${NODE_LOGS}" "${NODE_STATIC_PODS}"
   # The node's options, for its init and hack/node-restart-kubelet.sh, as
   # shell assignments that they source.
   {
@@ -71,10 +69,10 @@ write_configs() {
     ((${#NODE_APISERVER_ARGS[@]} == 0)) || printf ' %q' "${NODE_APISERVER_ARGS[@]}"
     printf ' )\n'
   } >"${NODE_ENV}"
-  kep::control_plane::write_kubeconfig "${CONF}/admin.kubeconfig" "https://${NODE_IP}:6443" "${CERTS}"
-  kep::control_plane::write_kubeconfig "${NODE_KUBECONFIG}" "https://127.0.0.1:${NODE_API_PORT}" "${CERTS}"
+  kep::control_plane::write_kubeconfig "${NODE_CONF}/admin.kubeconfig" "https://${NODE_IP}:6443" "${NODE_CERTS}"
+  kep::control_plane::write_kubeconfig "${NODE_KUBECONFIG}" "https://127.0.0.1:${NODE_API_PORT}" "${NODE_CERTS}"
 
-  cat >"${CONF}/containerd.toml" <<EOF
+  cat >"${NODE_CONF}/containerd.toml" <<EOF
 version = 3
 root = "/var/lib/containerd"
 state = "/run/containerd"
@@ -92,7 +90,7 @@ state = "/run/containerd"
   restrict_oom_score_adj = true
   [plugins.'io.containerd.cri.v1.runtime'.cni]
     bin_dirs = ["${NODE_BIN}/cni"]
-    conf_dir = "${CONF}/cni"
+    conf_dir = "${NODE_CONF}/cni"
   [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
     runtime_type = "io.containerd.runc.v2"
     [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
@@ -100,7 +98,7 @@ state = "/run/containerd"
       SystemdCgroup = false
 EOF
 
-  cat >"${CONF}/cni/10-kep.conflist" <<EOF
+  cat >"${NODE_CONF}/cni/10-kep.conflist" <<EOF
 {
   "cniVersion": "1.0.0",
   "name": "kep",
@@ -124,7 +122,7 @@ EOF
   local gates="featureGates: {MutableContainerProbes: ${NODE_KUBELET_GATE}}"
   # The base release does not know the feature gate.
   ((NODE_BASE == 0)) || gates="# the base release: no feature gates"
-  cat >"${CONF}/kubelet.yaml" <<EOF
+  cat >"${NODE_CONF}/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 ${gates}
@@ -186,7 +184,7 @@ wait_until() {
 main() {
   rm -rf "${NODE_STATE}"
   mkdir -p "${NODE_STATE}"
-  kep::control_plane::write_pki "${CERTS}" "${NODE_IP}"
+  kep::control_plane::write_pki "${NODE_CERTS}" "${NODE_IP}"
   write_configs
   kep::node::host_snapshot >"${NODE_DIR}/host.before"
   trap teardown_on_failure EXIT
@@ -194,7 +192,7 @@ main() {
 
   kep::log::status "starting the node in its own namespaces"
   setsid unshare --mount --net --pid --fork --mount-proc --propagation private --kill-child=SIGKILL \
-    -- "${ROOT}/hack/internal/node-init.sh" >"${NODE_STATE}/logs/init.log" 2>&1 </dev/null &
+    -- "${ROOT}/hack/internal/node-init.sh" >"${NODE_LOGS}/init.log" 2>&1 </dev/null &
   unshare_pid=$!
   local init
   echo "${unshare_pid}" >"${NODE_DIR}/unshare.pid"
@@ -205,7 +203,7 @@ main() {
 
   setsid "${NODE_BIN}/node-forward" -netns "/proc/${init}/ns/net" \
     -listen "127.0.0.1:${NODE_API_PORT}" -target "${NODE_IP}:6443" \
-    >"${NODE_STATE}/logs/node-forward.log" 2>&1 </dev/null &
+    >"${NODE_LOGS}/node-forward.log" 2>&1 </dev/null &
   echo "$!" >"${NODE_DIR}/forward.pid"
 
   local kc=("${BIN}/kubectl" --kubeconfig "${NODE_KUBECONFIG}")

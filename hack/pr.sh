@@ -179,16 +179,6 @@ fi
 
 # Each branch on its own: the packages it changes since the branch before it
 # build and pass.
-kep::golang::build_etcd
-scratch="${OUTPUT}/pr-check"
-trap 'kep::tree::remove_worktree "${scratch}"' EXIT
-kep::tree::new_worktree "${scratch}" "$(kep::tree::base_commit)"
-parent=$(kep::tree::base_commit)
-for branch in "${branches[@]}"; do
-  git -C "${scratch}" checkout -q --detach "${branch}"
-  kep::golang::test_change "${scratch}" "${parent}" "pr: ${branch}" ||
-    kep::log::error_exit "${branch} does not pass on its own, on the branches before it: fix its commits in ${TREE}, 'make patches BASE=${BASE}', and run 'make pr BASE=${BASE}' again."
-  kep::log::status "pr: ${branch} builds and passes the tests of what it changes, on its own"
-  parent=${branch}
-done
+kep::golang::test_stack "${OUTPUT}/pr-check" pr \
+  "fix its commits in ${TREE}, 'make patches${MAKE_BASE}', and run 'make pr${MAKE_BASE}' again." "${branches[@]}"
 kep::log::status "pr: ${#branches[@]} branches in ${TREE} (kep-6318/*), by ${NAME} <${EMAIL}>; their texts in ${out#"${ROOT}/"}/. Push them to your fork in this order, and open each pull request on the one before."

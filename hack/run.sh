@@ -101,7 +101,7 @@ EOM
   while kep::node::init_pid >/dev/null; do
     sleep 2
   done
-  kep::log::error_exit "the node stopped; see the logs in ${NODE_STATE}/logs"
+  kep::log::error_exit "the node stopped; see the logs in ${NODE_LOGS}"
 }
 
 main() {

@@ -55,7 +55,7 @@ trap '"${ROOT}/hack/node-down.sh"' EXIT
 
 # The guide's commands get a kubeconfig of their own: the guide sets its
 # namespace.
-cp "${NODE_STATE}/conf/admin.kubeconfig" "${DOCS_DIR}/kubeconfig"
+cp "${NODE_CONF}/admin.kubeconfig" "${DOCS_DIR}/kubeconfig"
 kep::log::status "running ${GUIDE#"${ROOT}/"}"
 NODE_STATIC_PODS="${NODE_STATIC_PODS}" "${NODE_BIN}/doc-test" -dir "${DOCS_DIR}" \
   -shell "${ROOT}/hack/node-shell.sh env KUBECONFIG=${DOCS_DIR}/kubeconfig" "${GUIDE}" |

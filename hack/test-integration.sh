@@ -20,7 +20,7 @@ else
   # shellcheck disable=SC2086 # one package a line, no spaces
   kep::util::lines INTEGRATION kep::golang::packages integration ${touched}
   ((${#INTEGRATION[@]})) ||
-    kep::log::error_exit "${TREE} changes no integration package (test/integration/...) on ${BASE_TAG}, and the series has integration tests: has ${SERIES}/ been applied? ('make checkout'). WHAT=./test/integration/... runs others."
+    kep::log::error_exit "${TREE} changes no integration package (test/integration/...) on ${BASE_TAG}, and the series has integration tests: has ${SERIES}/ been applied? ('make checkout${MAKE_BASE}'). WHAT=./test/integration/... runs others."
 fi
 kep::golang::build_etcd
 kep::log::status "integration tests: ${INTEGRATION[*]}"

@@ -10,24 +10,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # shellcheck source=hack/lib/golang.sh
 source "${ROOT}/hack/lib/golang.sh"
 kep::tree::ensure_checkout
-kep::golang::build_etcd
-
-scratch="${OUTPUT}/series"
-trap 'kep::tree::remove_worktree "${scratch}"' EXIT
-kep::tree::new_worktree "${scratch}" "$(kep::tree::base_commit)"
-
 commits=()
 kep::util::lines commits kep::tree::git rev-list --reverse "$(kep::tree::base_commit)..HEAD"
-((${#commits[@]})) || kep::log::error_exit "${TREE} has no commits on ${BASE_TAG}: nothing to bisect. 'make checkout' applies ${SERIES}/."
+((${#commits[@]})) || kep::log::error_exit "${TREE} has no commits on ${BASE_TAG}: nothing to bisect. 'make checkout${MAKE_BASE}' applies ${SERIES}/."
 [[ -z "$(kep::tree::git status --porcelain --untracked-files=no)" ]] ||
   kep::log::status "series: the commits of ${TREE}; its uncommitted changes are in none of them"
-n=0
-for commit in "${commits[@]}"; do
-  n=$((n + 1))
-  name="$(printf '%04d' "${n}") \"$(kep::tree::git log -1 --format=%s "${commit}")\""
-  kep::log::status "series: ${name} ($((SECONDS / 60)) min so far)"
-  git -C "${scratch}" checkout -q --detach "${commit}"
-  kep::golang::test_change "${scratch}" "${commit}~1" "series: ${name}" ||
-    kep::log::error_exit "${name}: its packages do not pass on their own. Fix that commit in ${TREE} so that each commit builds and passes, then run 'make patches'."
-done
+kep::golang::test_stack "${OUTPUT}/series" series \
+  "fix that commit in ${TREE} so that each commit builds and passes, then run 'make patches${MAKE_BASE}'." "${commits[@]}"
 kep::log::status "series: every patch builds and passes the tests of the packages it changes"

@@ -15,5 +15,5 @@ kep::util::lines files kep::tree::touched_files
 bad=$(cd "${KUBE_ROOT}" && python3 hack/boilerplate/boilerplate.py --rootdir . --boilerplate-dir hack/boilerplate "${files[@]}")
 if [[ -n "${bad}" ]]; then
   printf '%s\n' "${bad}" >&2
-  kep::log::error_exit "boilerplate: the files above lack upstream's license header (new files say 'Copyright The Kubernetes Authors.', without a year). Fix them inside ${TREE} and run 'make patches'."
+  kep::log::error_exit "boilerplate: the files above lack upstream's license header (new files say 'Copyright The Kubernetes Authors.', without a year). Fix them inside ${TREE} and run 'make patches${MAKE_BASE}'."
 fi

@@ -16,4 +16,4 @@ mkdir -p "${KUBE_ROOT}/_output/bin"
 cp "${E2E_DIR}/e2e.test" "${E2E_DIR}/ginkgo" "${KUBE_ROOT}/_output/bin/"
 rm -f "${KUBE_ROOT}/_output/specsummaries.json"
 (cd "${KUBE_ROOT}" && REUSE_BUILD_OUTPUT=y bash hack/verify-e2e-test-ownership.sh) ||
-  kep::log::error_exit "e2e-ownership: a spec above has no [sig-...] owner. Fix it inside ${TREE} and run 'make patches'."
+  kep::log::error_exit "e2e-ownership: a spec above has no [sig-...] owner. Fix it inside ${TREE} and run 'make patches${MAKE_BASE}'."

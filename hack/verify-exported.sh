@@ -11,12 +11,12 @@ kep::tree::ensure_checkout
 dirty=$(kep::tree::git status --porcelain --untracked-files=normal)
 if [[ -n "${dirty}" ]]; then
   sed -n 1,20p <<<"${dirty}" >&2
-  kep::log::error_exit "exported: ${TREE} has uncommitted changes. Commit them there, then run 'make patches'."
+  kep::log::error_exit "exported: ${TREE} has uncommitted changes. Commit them there, then run 'make patches${MAKE_BASE}'."
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "${tmp}"' EXIT
 kep::tree::export_series "${tmp}/series"
 if ! diff -r "${tmp}/series" "${PATCHES}" >"${tmp}/diff" 2>&1; then
   sed -n 1,40p "${tmp}/diff" >&2
-  kep::log::error_exit "exported: ${SERIES}/ differs from what 'make patches' writes for ${TREE}. Run 'make patches' and commit ${SERIES}/."
+  kep::log::error_exit "exported: ${SERIES}/ differs from what 'make patches${MAKE_BASE}' writes for ${TREE}. Run 'make patches${MAKE_BASE}' and commit ${SERIES}/."
 fi

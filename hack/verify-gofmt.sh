@@ -20,5 +20,5 @@ fi
 bad+=$(cd "${ROOT}" && gofmt -s -l "${project_files[@]}")
 if [[ -n "${bad}" ]]; then
   printf '%s\n' "${bad}" >&2
-  kep::log::error_exit "gofmt: the files above are not formatted. Run 'gofmt -s -w' on them (inside ${TREE} for the series), commit, and run 'make patches'."
+  kep::log::error_exit "gofmt: the files above are not formatted. Run 'gofmt -s -w' on them (inside ${TREE} for the series), commit, and run 'make patches${MAKE_BASE}'."
 fi

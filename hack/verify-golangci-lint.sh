@@ -32,4 +32,4 @@ kep::util::lines targets kep::tree::touched_packages
 # from Go's cache (without it, 5 min here).
 (cd "${KUBE_ROOT}" && GOFLAGS="${GOFLAGS:+${GOFLAGS} }${TRIMPATH}" "${bin}/golangci-lint" run --config="${bin}/golangci.yaml" \
   --new --new-from-rev="$(kep::tree::base_commit)" "${targets[@]}") ||
-  kep::log::error_exit "golangci-lint: fix what the tree adds (above) inside ${TREE} (upstream's hack/verify-golangci-lint.sh runs the same), and run 'make patches'."
+  kep::log::error_exit "golangci-lint: fix what the tree adds (above) inside ${TREE} (upstream's hack/verify-golangci-lint.sh runs the same), and run 'make patches${MAKE_BASE}'."

@@ -10,4 +10,4 @@ source "${ROOT}/hack/lib/tree.sh"
 kep::tree::ensure_checkout
 kep::util::lines pkgs kep::tree::touched_packages
 (cd "${KUBE_ROOT}" && go run ./cmd/import-boss "${pkgs[@]}") ||
-  kep::log::error_exit "import-boss: a package the tree changes imports what its .import-restrictions forbid (above). Fix it inside ${TREE} and run 'make patches'."
+  kep::log::error_exit "import-boss: a package the tree changes imports what its .import-restrictions forbid (above). Fix it inside ${TREE} and run 'make patches${MAKE_BASE}'."

@@ -15,4 +15,4 @@ project=$(cd "${ROOT}" && git ls-files --cached --others --exclude-standard |
 kep::util::lines project_files echo "${project}"
 files+=("${project_files[@]/#/${ROOT}/}")
 go -C "${ROOT}/hack/tools" tool misspell -i "Creater,creater,ect" -error -o stderr "${files[@]}" ||
-  kep::log::error_exit "spelling: fix the words above (inside ${TREE} for the series; then 'make patches')."
+  kep::log::error_exit "spelling: fix the words above (inside ${TREE} for the series; then 'make patches${MAKE_BASE}')."

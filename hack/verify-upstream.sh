@@ -13,6 +13,7 @@ source "${ROOT}/hack/lib/tree.sh"
 UPSTREAM_VERIFY=(featuregates test-featuregates non-mutating-validation)
 
 kep::tree::ensure_checkout
+kep::tree::verify_run
 failed=()
 # verify_tree BASE ROOT runs upstream's scripts inside the tree ROOT of BASE.
 verify_tree() {
@@ -29,7 +30,8 @@ verify_tree() {
 }
 verify_tree "${BASE}" "${KUBE_ROOT}"
 for release in $(kep::tree::port_leaves); do
-  if ! BASE="${release}" HARNESS_KUBE_ROOT='' "${ROOT}/hack/checkout.sh"; then
+  # The series as exported, in a fresh tree (kep::tree::fresh_tree).
+  if ! tree=$(kep::tree::fresh_tree "${release}"); then
     failed+=("${release}: checkout")
     continue
   fi
@@ -40,7 +42,7 @@ for release in $(kep::tree::port_leaves); do
     # shellcheck disable=SC1090,SC1091 # the release's pin, named at run time
     source "${RELEASES}/${release}/upstream.env"
     export GOTOOLCHAIN="${KUBE_GOTOOLCHAIN}"
-    verify_tree "${release}" "${OUTPUT}/${KUBE_TREE}"
+    verify_tree "${release}" "${tree}"
     ((${#failed[@]} == 0))
   ) || failed+=("${release}")
 done

@@ -86,6 +86,6 @@ for step in "${steps[@]}"; do
 done
 
 if ((${#failed[@]})); then
-  kep::log::error_exit "generated files are out of date or could not be generated: ${failed[*]}. Run 'make update-generated BASE=${BASE}' (WHAT='${failed[*]}' for those only), commit the result in ${TREE} with the patch it belongs to, and run 'make patches'."
+  kep::log::error_exit "generated files are out of date or could not be generated: ${failed[*]}. Run 'make update-generated BASE=${BASE}' (WHAT='${failed[*]}' for those only), commit the result in ${TREE} with the patch it belongs to, and run 'make patches${MAKE_BASE}'."
 fi
 kep::log::status "verify-generated: generated files are up to date"

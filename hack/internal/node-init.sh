@@ -12,9 +12,6 @@ source "${ROOT}/hack/lib/control-plane.sh"
 # shellcheck source=hack/lib/node.sh
 source "${ROOT}/hack/lib/node.sh"
 
-LOGS="${NODE_STATE}/logs"
-CERTS="${NODE_STATE}/certs"
-CONF="${NODE_STATE}/conf"
 export PATH="${NODE_BIN}:${PATH}"
 # The options the node was started with (NODE_BASE, NODE_KUBELET,
 # NODE_*_GATE, NODE_APISERVER_ARGS, NODE_KUBE_BIN).
@@ -40,11 +37,11 @@ ip link set "${NODE_BRIDGE}" up
 ip route add default dev "${NODE_BRIDGE}"
 
 # start_node_component NAME CMD... runs a component of the node with its output
-# in LOGS/NAME.log, and records its pid for node-down.
+# in NODE_LOGS/NAME.log, and records its pid for node-down.
 start_node_component() {
   local name=$1
   shift
-  "$@" >"${LOGS}/${name}.log" 2>&1 &
+  "$@" >"${NODE_LOGS}/${name}.log" 2>&1 &
   echo "${name} $!" >>"${NODE_STATE}/components"
 }
 
@@ -57,7 +54,7 @@ kube_apiserver() {
   # shellcheck disable=SC2153 # NODE_ENV sets it
   ((NODE_BASE == 0)) || gate=""
   local flags=()
-  kep::util::lines flags kep::control_plane::apiserver_flags "${CERTS}" 2379 "${port}" "${gate}"
+  kep::util::lines flags kep::control_plane::apiserver_flags "${NODE_CERTS}" 2379 "${port}" "${gate}"
   start_node_component "${name}" "${NODE_KUBE_BIN}/kube-apiserver" "${flags[@]}" \
     --advertise-address "${NODE_IP}" --kubelet-preferred-address-types InternalIP "$@"
 }
@@ -76,14 +73,14 @@ if [[ -n "${NODE_APISERVER2_GATE}" ]]; then
 fi
 
 start_node_component kube-controller-manager "${NODE_KUBE_BIN}/kube-controller-manager" \
-  --kubeconfig "${CONF}/admin.kubeconfig" --leader-elect=false --bind-address 127.0.0.1 \
-  --service-account-private-key-file "${CERTS}/sa.key" --root-ca-file "${CERTS}/ca.crt" \
+  --kubeconfig "${NODE_CONF}/admin.kubeconfig" --leader-elect=false --bind-address 127.0.0.1 \
+  --service-account-private-key-file "${NODE_CERTS}/sa.key" --root-ca-file "${NODE_CERTS}/ca.crt" \
   --use-service-account-credentials=false
 
 start_node_component kube-scheduler "${NODE_KUBE_BIN}/kube-scheduler" \
-  --kubeconfig "${CONF}/admin.kubeconfig" --leader-elect=false --bind-address 127.0.0.1
+  --kubeconfig "${NODE_CONF}/admin.kubeconfig" --leader-elect=false --bind-address 127.0.0.1
 
-start_node_component containerd containerd --config "${CONF}/containerd.toml"
+start_node_component containerd containerd --config "${NODE_CONF}/containerd.toml"
 # The kubelet exits when the runtime does not answer at once.
 kep::util::poll 60 test -S /run/containerd/containerd.sock || true
 

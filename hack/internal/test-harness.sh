@@ -34,8 +34,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
 # shellcheck source=hack/lib/golang.sh
 source "${ROOT}/hack/lib/golang.sh"
 
-[[ -d "${KUBE_ROOT}/.git" ]] || kep::log::error_exit "${KUBE_ROOT} does not exist. Run 'make checkout' first."
-kep::tree::base_commit >/dev/null || kep::log::error_exit "${KUBE_ROOT} has no ${BASE_TAG} tag. Run 'make checkout' first."
+[[ -d "${KUBE_ROOT}/.git" ]] || kep::log::error_exit "${KUBE_ROOT} does not exist. Run 'make checkout${MAKE_BASE}' first."
+kep::tree::base_commit >/dev/null || kep::log::error_exit "${KUBE_ROOT} has no ${BASE_TAG} tag. Run 'make checkout${MAKE_BASE}' first."
 mkdir -p "${OUTPUT}"
 work=$(mktemp -d "${OUTPUT}/harness.XXXXXX")
 trap 'rm -rf "${work}"' EXIT

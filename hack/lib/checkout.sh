@@ -17,7 +17,7 @@ kep::checkout::module_field() {
   out=$(cd "${TMPDIR:-/tmp}" && GOWORK=off GOFLAGS='' go mod download -json "$@" 2>&1) || true
   if grep -q '"Error"' <<<"${out}" || ! grep -q '"Dir"' <<<"${out}"; then
     printf '%s\n' "${out}" >&2
-    kep::log::error_exit "could not download $* through the Go module proxy ($(go env GOPROXY)). Check the network and GOPROXY, then run 'make checkout' again."
+    kep::log::error_exit "could not download $* through the Go module proxy ($(go env GOPROXY)). Check the network and GOPROXY, then run 'make checkout${MAKE_BASE}' again."
   fi
   sed -n "s/^[[:space:]]*\"${field}\": \"\\(.*\\)\",\\?\$/\\1/p" <<<"${out}"
 }
@@ -169,7 +169,7 @@ kep::checkout::apply_series() {
 # holds work the series does not have, as it is.
 kep::checkout::tree() {
   if [[ -e "${KUBE_ROOT}" && ! -d "${KUBE_ROOT}/.git" ]]; then
-    kep::log::error_exit "${KUBE_ROOT} exists but is not a git repository. Move it away and run 'make checkout' again."
+    kep::log::error_exit "${KUBE_ROOT} exists but is not a git repository. Move it away and run 'make checkout${MAKE_BASE}' again."
   fi
   if [[ ! -d "${KUBE_ROOT}" ]]; then
     kep::checkout::create_base
@@ -177,7 +177,7 @@ kep::checkout::tree() {
     kep::log::status "${KUBE_ROOT#"${ROOT}/"} is at ${KUBE_VERSION} plus $(kep::tree::patch_files | wc -l) patches"
     return
   fi
-  kep::tree::base_commit >/dev/null || kep::log::error_exit "${KUBE_ROOT} has no ${BASE_TAG} tag. Move it away and run 'make checkout' again."
+  kep::tree::base_commit >/dev/null || kep::log::error_exit "${KUBE_ROOT} has no ${BASE_TAG} tag. Move it away and run 'make checkout${MAKE_BASE}' again."
   ! kep::tree::am_in_progress || kep::tree::am_in_progress_error
 
   if [[ -z "$(kep::tree::git status --porcelain --untracked-files=normal)" ]] && kep::tree::is_exported; then
@@ -189,7 +189,7 @@ kep::checkout::tree() {
   work=$(kep::tree::unexported_work)
   if [[ -n "${work}" ]]; then
     printf '%s\n' "${work}" >&2
-    kep::log::error_exit "refusing to overwrite ${TREE}: it holds work that is not in ${SERIES}/. Run 'make patches' to export it (or discard it with 'git -C ${TREE} reset --hard ${SYNCED_REF}'), then run 'make checkout' again."
+    kep::log::error_exit "refusing to overwrite ${TREE}: it holds work that is not in ${SERIES}/. Run 'make patches${MAKE_BASE}' to export it (or discard it with 'git -C ${TREE} reset --hard ${SYNCED_REF}'), then run 'make checkout${MAKE_BASE}' again."
   fi
   kep::checkout::apply_series
   kep::log::status "${TREE} now matches ${SERIES}/"

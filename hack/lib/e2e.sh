@@ -71,36 +71,39 @@ kep::e2e::build_images() {
   while read -r key name; do
     names[${key}]=${name}
   done <<<"${list}"
-  local rootfs="${E2E_DIR}/rootfs" image
+  local image
   for image in "$@"; do
-    "kep::e2e::build_image_${image}" "${names[${image}]}"
+    "kep::e2e::build_image_${image}" "${names[${image}]}" "${E2E_DIR}/rootfs/${image}"
   done
 }
 
+# kep::e2e::build_image_NAME TAG ROOTFS builds the image NAME, tagged TAG,
+# from a root filesystem it makes in ROOTFS.
 kep::e2e::build_image_busybox() {
-  kep::node::busybox_rootfs "${rootfs}/busybox"
-  "${NODE_BIN}/node-image" -rootfs "${rootfs}/busybox" -cmd sh -tag "$1" -o "${NODE_IMAGES}/e2e-busybox.tar"
+  kep::node::busybox_rootfs "$2"
+  "${NODE_BIN}/node-image" -rootfs "$2" -cmd sh -tag "$1" -o "${NODE_IMAGES}/e2e-busybox.tar"
 }
 
 kep::e2e::build_image_agnhost() {
+  local rootfs=$2
   # agnhost's image as upstream's Dockerfile makes it: the binary, a shell
   # and the applets, the test certificate, /uploads and the image's user.
   kep::log::status "building agnhost"
   (cd "${KUBE_ROOT}" && CGO_ENABLED=0 go build "${TRIMPATH}" -o "${E2E_DIR}/agnhost" ./test/images/agnhost)
-  kep::node::busybox_rootfs "${rootfs}/agnhost"
-  cp "${E2E_DIR}/agnhost" "${rootfs}/agnhost/agnhost"
-  ln -s agnhost "${rootfs}/agnhost/agnhost-2"
-  cp "${KUBE_ROOT}"/test/images/agnhost/porter/localhost.{crt,key} "${rootfs}/agnhost/"
-  mkdir -p "${rootfs}/agnhost/uploads"
+  kep::node::busybox_rootfs "${rootfs}"
+  cp "${E2E_DIR}/agnhost" "${rootfs}/agnhost"
+  ln -s agnhost "${rootfs}/agnhost-2"
+  cp "${KUBE_ROOT}"/test/images/agnhost/porter/localhost.{crt,key} "${rootfs}/"
+  mkdir -p "${rootfs}/uploads"
   # Upstream's image is Alpine with bash and curl, which specs run as
   # 'bash -c' and 'curl URL'. busybox's ash stands in for bash, and its wget
   # for a plain curl GET; any other curl option fails loudly.
-  printf '#!/bin/sh\nexec /bin/busybox ash "$@"\n' >"${rootfs}/agnhost/bin/bash"
-  cp "${E2E_TESTDATA}/curl.sh" "${rootfs}/agnhost/usr/bin/curl"
-  chmod 0755 "${rootfs}/agnhost/bin/bash" "${rootfs}/agnhost/usr/bin/curl"
-  echo 'user-defined-in-image:x:1000:1000::/home/user-defined-in-image:/bin/sh' >>"${rootfs}/agnhost/etc/passwd"
-  printf 'user-defined-in-image:x:1000:user-defined-in-image\ngroup-defined-in-image:x:50000:user-defined-in-image\n' >>"${rootfs}/agnhost/etc/group"
-  "${NODE_BIN}/node-image" -rootfs "${rootfs}/agnhost" -entrypoint /agnhost -cmd pause -tag "$1" -o "${NODE_IMAGES}/e2e-agnhost.tar"
+  printf '#!/bin/sh\nexec /bin/busybox ash "$@"\n' >"${rootfs}/bin/bash"
+  cp "${E2E_TESTDATA}/curl.sh" "${rootfs}/usr/bin/curl"
+  chmod 0755 "${rootfs}/bin/bash" "${rootfs}/usr/bin/curl"
+  echo 'user-defined-in-image:x:1000:1000::/home/user-defined-in-image:/bin/sh' >>"${rootfs}/etc/passwd"
+  printf 'user-defined-in-image:x:1000:user-defined-in-image\ngroup-defined-in-image:x:50000:user-defined-in-image\n' >>"${rootfs}/etc/group"
+  "${NODE_BIN}/node-image" -rootfs "${rootfs}" -entrypoint /agnhost -cmd pause -tag "$1" -o "${NODE_IMAGES}/e2e-agnhost.tar"
 }
 
 kep::e2e::build_image_pause() {
@@ -161,7 +164,7 @@ kep::e2e::run_node() {
   kep::log::status "node e2e specs (${name}); the output goes to ${E2E_DIR#"${ROOT}/"}/${name}.log"
   kep::node::exec env -C "${work}" HARNESS_NODE_INSIDE=1 PATH="${ROOT}/hack/internal/e2e-node-shims:${NODE_BIN}:${PATH}" \
     "${E2E_DIR}/e2e_node.test" --ginkgo.focus "${focus}" --ginkgo.no-color --ginkgo.v \
-    --host "https://${NODE_IP}:6443" --bearer-token "$(cut -d, -f1 "${NODE_STATE}/certs/tokens.csv")" \
+    --host "https://${NODE_IP}:6443" --bearer-token "$(cut -d, -f1 "${NODE_CERTS}/tokens.csv")" \
     --start-services=false --prepull-images=false \
     --system-spec-file "${work}/system-spec.yaml" --container-runtime-endpoint unix:///run/containerd/containerd.sock \
     --report-dir "${work}" >"${E2E_DIR}/${name}.log" 2>&1 || rc=$?

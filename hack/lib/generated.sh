@@ -65,7 +65,7 @@ kep::generated::steps() {
 # kep::generated::require stops unless the tree exists, and installs protoc
 # (Debian's protobuf-compiler) for generated.proto.
 kep::generated::require() {
-  [[ -e "${KUBE_ROOT}/.git" ]] || kep::log::error_exit "${KUBE_ROOT} does not exist. Run 'make checkout' first."
+  [[ -e "${KUBE_ROOT}/.git" ]] || kep::log::error_exit "${KUBE_ROOT} does not exist. Run 'make checkout${MAKE_BASE}' first."
   kep::deps::ensure protobuf-compiler
 }
 

@@ -136,23 +136,28 @@ kep::golang::test_units() {
   fi
 }
 
-# kep::golang::build_binaries OUT PATCH TARGET... builds the commands TARGET
-# (cmd/kubelet, ...) of the tree into OUT, stamped with the tree's version and
-# commit; with PATCH, a patch of the tree's Go files, not empty, it builds the
-# tree with it applied through go build -overlay, leaving the tree as it is.
+# kep::golang::build_binaries TREE OUT PATCH TARGET... builds the commands
+# TARGET (cmd/kubelet, ...) of TREE, the patched tree or the base tree, into
+# OUT, stamped with the tree's version and commit; with PATCH, a patch of the
+# tree's Go files, not empty, it builds the tree with it applied through go
+# build -overlay, leaving the tree as it is.
 kep::golang::build_binaries() (
-  local out=$1 patch=$2 commit state version major minor ldflags=() overlay=() scratch="" replace=() file target pkg
-  shift 2
+  local tree=$1 out=$2 patch=$3 commit state version suffix=+kep.6318 major minor ldflags=() overlay=() scratch="" replace=() file target pkg
+  shift 3
   mkdir -p "${out}"
-  cd "${KUBE_ROOT}" || return
+  cd "${tree}" || return
   trap '[[ -z "${scratch}" ]] || rm -rf "${scratch}"' EXIT
 
   # Stamp the version as upstream's hack/lib/version.sh does, so that
   # 'kubectl version' and the Node's kubeletVersion say which release and
-  # which commit of the patched tree this is. Only the link step reads these.
-  commit=$(kep::tree::git rev-parse HEAD)
+  # which commit of which tree this is; the base's own commit, unpatched, is
+  # stamped as the release alone. Only the link step reads these.
+  commit=$(git rev-parse HEAD)
   state=clean
-  [[ -z "$(kep::tree::git status --porcelain --untracked-files=no)" ]] || state=dirty
+  [[ -z "$(git status --porcelain --untracked-files=no)" ]] || state=dirty
+  if [[ -z "${patch}" && "${commit}" == "$(git rev-parse "${BASE_TAG}^{commit}")" ]]; then
+    suffix=""
+  fi
   # A base whose DefaultKubeBinaryVersion is raised (the one for master) is
   # stamped as master's builds are: the next release's alpha.0. Otherwise the
   # API server would emulate the release the base was served as, where the
@@ -165,7 +170,7 @@ kep::golang::build_binaries() (
   minor=${major#*.}
   for pkg in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
     ldflags+=(
-      "-X ${pkg}.gitVersion=${version}+kep.6318"
+      "-X ${pkg}.gitVersion=${version}${suffix}"
       "-X ${pkg}.gitMajor=${major%%.*}"
       "-X ${pkg}.gitMinor=${minor%%.*}"
       "-X ${pkg}.gitCommit=${commit}"
@@ -213,6 +218,32 @@ kep::golang::build_etcd() {
   (cd "${KUBE_ROOT}" && go build -o "${ETCD}" go.etcd.io/etcd/server/v3)
 }
 
+# kep::golang::test_stack DIR WHAT FIX REF... checks that a stack of commits
+# bisects, as make test-series does for the series' commits and make pr for
+# its pull requests' branches: it checks out each REF in turn, in a scratch
+# worktree DIR made at the base commit and removed when the script exits, and
+# runs kep::golang::test_change on what the REF changes since the one before
+# it (the base, for the first). WHAT ("series", "pr") starts its messages. At
+# the first REF that fails it stops, naming it, and says FIX.
+kep::golang::test_stack() {
+  local dir=$1 what=$2 fix=$3 parent ref name n=0
+  shift 3
+  kep::golang::build_etcd
+  kep::util::trap_add "kep::tree::remove_worktree '${dir}'" EXIT
+  parent=$(kep::tree::base_commit)
+  kep::tree::new_worktree "${dir}" "${parent}"
+  for ref in "$@"; do
+    n=$((n + 1))
+    name="$(printf '%02d/%02d' "${n}" "$#") $(kep::tree::git log -1 --format='%h "%s"' "${ref}")"
+    [[ "${ref}" =~ ^[0-9a-f]{40}$ ]] || name="${ref}, ${name}"
+    kep::log::status "${what}: ${name} ($((SECONDS / 60)) min so far)"
+    git -C "${dir}" checkout -q --detach "${ref}"
+    kep::golang::test_change "${dir}" "${parent}" "${what}: ${name}" ||
+      kep::log::error_exit "${what}: ${name} does not pass on its own, on the ones before it: ${fix}"
+    parent=${ref}
+  done
+}
+
 # kep::golang::test_change ROOT FROM NAME runs go vet and go test, integration
 # tests included, on the packages that the checkout ROOT changes since the
 # commit FROM, as make test-series does for each commit and make pr for each
@@ -220,7 +251,7 @@ kep::golang::build_etcd() {
 # (60m) runs, so that a package whose inputs are those of make test's tree
 # gets its result from Go's test cache. NAME says what is tested in its
 # messages. It fails when a package does not pass. The caller has built
-# etcd.
+# etcd (kep::golang::test_stack does).
 kep::golang::test_change() {
   local root=$1 from=$2 name=$3 files pkgs units=() integration=() unit_flags=() integration_flags=()
   files=$(kep::tree::changed_files "${root}" "${from}") || return

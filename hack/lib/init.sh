@@ -33,6 +33,10 @@ PATCHES="${RELEASE}/patches"
 # The tree and the series as messages name them.
 TREE=${KUBE_ROOT#"${ROOT}/"}
 SERIES=${PATCHES#"${ROOT}/"}
+# What a make command that messages tell you to run adds for this base:
+# nothing for the default base, " BASE=<base>" for another.
+MAKE_BASE=""
+[[ "${BASE}" == "${DEFAULT_BASE}" ]] || MAKE_BASE=" BASE=${BASE}"
 # The binaries of this base: the default base's in _output/bin, another's in
 # _output/bin/<base>, so that a target of one base never replaces a binary
 # that another's node or tests run (.ci/run runs two bases' targets at once).

@@ -24,6 +24,9 @@ NODE_IMAGES="${NODE_DIR}/images"
 # State of one cluster: certificates, configs, logs, and the directories that
 # are bind-mounted over /run, /var/lib and /var/log inside its namespaces.
 NODE_STATE="${NODE_DIR}/state"
+NODE_CERTS="${NODE_STATE}/certs"
+NODE_CONF="${NODE_STATE}/conf"
+NODE_LOGS="${NODE_STATE}/logs"
 NODE_KUBECONFIG="${NODE_STATE}/kubeconfig"
 # The kubelet's static Pod manifests.
 NODE_STATIC_PODS="${NODE_STATE}/manifests"
@@ -52,7 +55,7 @@ PROBE_IMAGE=registry.k8s.invalid/kep-6318/probe-target:1.0
 
 NODE_KUBE_TARGETS=(cmd/kube-apiserver cmd/kube-controller-manager cmd/kube-scheduler cmd/kubelet cmd/kubectl)
 # The options the node was started with (hack/node-up.sh writes them).
-NODE_ENV="${NODE_STATE}/conf/node.env"
+NODE_ENV="${NODE_CONF}/node.env"
 
 # kep::node::kubelet_command prints, one a line, the node's kubelet and its
 # flags: the kubelet of the options in NODE_ENV, those of the node that
@@ -61,13 +64,13 @@ NODE_ENV="${NODE_STATE}/conf/node.env"
 # has, or the unpatched base release's, built from _output/base, with
 # --base; NODE_KUBELET, another kubelet, with --kubelet).
 kep::node::kubelet_command() (
-  local conf="${NODE_STATE}/conf" kubelet
+  local kubelet
   # shellcheck source=/dev/null # written by hack/node-up.sh
   source "${NODE_ENV}"
   kubelet=${NODE_KUBE_BIN}/kubelet
   [[ -z "${NODE_KUBELET}" ]] || kubelet=${NODE_KUBELET}
-  printf '%s\n' "${kubelet}" --config "${conf}/kubelet.yaml" \
-    --kubeconfig "${conf}/admin.kubeconfig" --hostname-override "${NODE_NAME}" \
+  printf '%s\n' "${kubelet}" --config "${NODE_CONF}/kubelet.yaml" \
+    --kubeconfig "${NODE_CONF}/admin.kubeconfig" --hostname-override "${NODE_NAME}" \
     --node-ip "${NODE_IP}" --v 2
 )
 
@@ -142,7 +145,7 @@ kep::node::build_runtime() {
 # images. kep::node::build_base_binaries builds the base's components too.
 kep::node::build() {
   kep::node::build_runtime
-  kep::golang::build_binaries "${BIN}" "" "${NODE_KUBE_TARGETS[@]}"
+  kep::golang::build_binaries "${KUBE_ROOT}" "${BIN}" "" "${NODE_KUBE_TARGETS[@]}"
   kep::golang::build_etcd
   kep::log::status "building the node tools and images"
   mkdir -p "${NODE_IMAGES}"
@@ -185,12 +188,8 @@ kep::node::busybox_rootfs() {
 # unpatched base tree into NODE_DIR/base-bin.
 kep::node::build_base_binaries() {
   kep::sidebyside::ensure_base_tree
-  mkdir -p "${NODE_DIR}/base-bin"
-  local target
-  for target in "${NODE_KUBE_TARGETS[@]}"; do
-    kep::log::status "building ${target} of ${BASE_TAG}"
-    (cd "${BASE_ROOT}" && go build -o "${NODE_DIR}/base-bin/$(basename "${target}")" "./${target}")
-  done
+  kep::log::status "building the node's components of ${BASE_TAG}"
+  kep::golang::build_binaries "${BASE_ROOT}" "${NODE_DIR}/base-bin" "" "${NODE_KUBE_TARGETS[@]}"
 }
 
 # kep::node::init_pid prints the host PID of the running cluster's init, or fails.

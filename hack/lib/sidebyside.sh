@@ -24,7 +24,7 @@ SIDEBYSIDE="${ROOT}/test/sidebyside/testdata"
 # detached at the base commit, unless it already is one.
 kep::sidebyside::ensure_base_tree() {
   local base
-  base=$(kep::tree::base_commit) || kep::log::error_exit "${TREE} has no ${BASE_TAG} tag. Run 'make checkout'."
+  base=$(kep::tree::base_commit) || kep::log::error_exit "${TREE} has no ${BASE_TAG} tag. Run 'make checkout${MAKE_BASE}'."
   if [[ -e "${BASE_ROOT}/.git" ]] &&
     [[ "$(git -C "${BASE_ROOT}" rev-parse -q --verify HEAD 2>/dev/null)" == "${base}" ]] &&
     [[ -z "$(git -C "${BASE_ROOT}" status --porcelain --untracked-files=normal 2>/dev/null)" ]]; then

@@ -160,7 +160,7 @@ kep::tree::unexported_work() {
     echo "commits that may not be exported: ${TREE} could not be exported to compare them with ${SERIES}/"
     return 2
   elif ((exported == 1)); then
-    echo "commits that 'make patches' has not exported:"
+    echo "commits that 'make patches${MAKE_BASE}' has not exported:"
     kep::tree::git log --oneline -n 20 "${synced:-$(kep::tree::base_commit)}..HEAD"
   fi
 }
@@ -178,7 +178,47 @@ kep::tree::am_in_progress_error() {
   local n file
   n=$(cat "$(kep::tree::am_dir)/next" 2>/dev/null || echo 0)
   file=$(kep::tree::patch_files | sed -n "${n}p")
-  kep::log::error_exit "${TREE} is applying ${SERIES}/ and stopped at ${file:+${file#"${ROOT}/"}, }\"$(head -n 1 "$(kep::tree::am_dir)/final-commit" 2>/dev/null)\", which did not apply. Either resolve it there, 'git -C ${TREE} am --continue' and 'make patches'; or 'git -C ${TREE} am --abort', fix ${SERIES}/ and 'make checkout'."
+  kep::log::error_exit "${TREE} is applying ${SERIES}/ and stopped at ${file:+${file#"${ROOT}/"}, }\"$(head -n 1 "$(kep::tree::am_dir)/final-commit" 2>/dev/null)\", which did not apply. Either resolve it there, 'git -C ${TREE} am --continue' and 'make patches${MAKE_BASE}'; or 'git -C ${TREE} am --abort', fix ${SERIES}/ and 'make checkout${MAKE_BASE}'."
+}
+
+# kep::tree::side_branches prints the branches of _output/kubernetes with
+# commits that neither HEAD nor the last apply or export (SYNCED_REF) has.
+kep::tree::side_branches() {
+  local branch synced
+  synced=$(kep::tree::git rev-parse --verify -q "${SYNCED_REF}" || kep::tree::base_commit)
+  kep::tree::git for-each-ref --format='%(refname:short)' refs/heads/ | while IFS= read -r branch; do
+    if [[ -n "$(kep::tree::git rev-list -n 1 "refs/heads/${branch}" ^HEAD "^${synced}")" ]]; then
+      echo "${branch}"
+    fi
+  done
+}
+
+# kep::tree::lost_work prints what removing _output/kubernetes would lose, and
+# how to keep it; nothing when it would lose nothing. make clean runs it for
+# each base.
+kep::tree::lost_work() {
+  [[ -d "${KUBE_ROOT}/.git" ]] && kep::tree::base_commit >/dev/null || return 0
+  local lost
+  lost=$(
+    if kep::tree::am_in_progress; then
+      echo "- a git am session: finish it ('git -C ${TREE} am --continue', then 'make patches${MAKE_BASE}') or abort it ('git -C ${TREE} am --abort')."
+    fi
+    work=$(kep::tree::unexported_work)
+    if [[ -n "${work}" ]]; then
+      echo "- work that is not in ${SERIES}/; keep it with 'make patches${MAKE_BASE}' (commit uncommitted changes first):"
+      printf '    %s\n' "${work//$'\n'/$'\n'    }"
+    fi
+    stashes=$(kep::tree::git stash list)
+    if [[ -n "${stashes}" ]]; then
+      echo "- $(wc -l <<<"${stashes}") stashes; keep them with 'git -C ${TREE} stash pop', a commit and 'make patches${MAKE_BASE}', or drop them with 'git -C ${TREE} stash clear':"
+      printf '    %s\n' "${stashes//$'\n'/$'\n'    }"
+    fi
+    for branch in $(kep::tree::side_branches); do
+      echo "- the branch ${branch}, with commits in no series; keep them by rebasing them onto HEAD ('git -C ${TREE} rebase HEAD ${branch}') and 'make patches${MAKE_BASE}', or delete it ('git -C ${TREE} branch -D ${branch}'):"
+      kep::tree::git log --oneline -n 5 "refs/heads/${branch}" ^HEAD | sed 's/^/    /'
+    done
+  ) || return
+  [[ -z "${lost}" ]] || printf '%s holds work that removing _output/ would lose:\n%s\n' "${TREE}" "${lost}"
 }
 
 # kep::tree::ensure_checkout makes sure _output/kubernetes exists, creating it from
@@ -190,7 +230,7 @@ kep::tree::ensure_checkout() {
     kep::checkout::tree
     return
   fi
-  kep::tree::base_commit >/dev/null || kep::log::error_exit "${KUBE_ROOT} has no ${BASE_TAG} tag. Move it away and run 'make checkout'."
+  kep::tree::base_commit >/dev/null || kep::log::error_exit "${KUBE_ROOT} has no ${BASE_TAG} tag. Move it away and run 'make checkout${MAKE_BASE}'."
   ! kep::tree::am_in_progress || kep::tree::am_in_progress_error
   local dirty="" synced unexported exported=0
   [[ -z "$(kep::tree::git status --porcelain --untracked-files=normal)" ]] || dirty=" and uncommitted changes"
@@ -199,13 +239,13 @@ kep::tree::ensure_checkout() {
   ((exported != 2)) || kep::log::error_exit "cannot tell whether ${TREE} and ${SERIES}/ differ (above)."
   if [[ "$(kep::tree::git rev-parse HEAD)" == "${synced}" ]]; then
     if ((exported)); then
-      kep::log::status "using ${TREE} as it is${dirty}; ${SERIES}/ has changed since it was applied ('make checkout' applies it)"
+      kep::log::status "using ${TREE} as it is${dirty}; ${SERIES}/ has changed since it was applied ('make checkout${MAKE_BASE}' applies it)"
     elif [[ -n "${dirty}" ]]; then
       kep::log::status "using ${TREE} as it is, with uncommitted changes"
     fi
   elif ((exported)); then
     unexported=$(kep::tree::git rev-list --count "${synced:-$(kep::tree::base_commit)}..HEAD" 2>/dev/null || echo "some")
-    kep::log::status "using ${TREE} as it is: ${unexported} commits not yet exported${dirty} ('make patches' exports them)"
+    kep::log::status "using ${TREE} as it is: ${unexported} commits not yet exported${dirty} ('make patches${MAKE_BASE}' exports them)"
   elif [[ -n "${dirty}" ]]; then
     kep::log::status "using ${TREE} as it is, with uncommitted changes"
   fi
@@ -346,11 +386,11 @@ kep::tree::packages_of() {
 # the list is empty: nothing to test or check is an error, not a pass.
 kep::tree::touched_files() {
   local files base
-  base=$(kep::tree::base_commit) || kep::log::error_exit "${TREE} has no ${BASE_TAG} tag. Move it away and run 'make checkout'."
+  base=$(kep::tree::base_commit) || kep::log::error_exit "${TREE} has no ${BASE_TAG} tag. Move it away and run 'make checkout${MAKE_BASE}'."
   files=$(kep::tree::changed_files "${KUBE_ROOT}" "${base}") ||
     kep::log::error_exit "could not list what ${TREE} changes on ${BASE_TAG} (git diff --name-only ${BASE_TAG}, above)."
   [[ -n "${files}" ]] ||
-    kep::log::error_exit "${TREE} changes nothing on ${BASE_TAG} (git diff --name-only ${BASE_TAG} is empty): nothing to test or check. 'make checkout' applies ${SERIES}/."
+    kep::log::error_exit "${TREE} changes nothing on ${BASE_TAG} (git diff --name-only ${BASE_TAG} is empty): nothing to test or check. 'make checkout${MAKE_BASE}' applies ${SERIES}/."
   echo "${files}"
 }
 
@@ -361,6 +401,6 @@ kep::tree::touched_packages() {
   files=$(kep::tree::touched_files) || return
   pkgs=$(kep::tree::packages_of "${KUBE_ROOT}" <<<"${files}") || return
   [[ -n "${pkgs}" ]] ||
-    kep::log::error_exit "${TREE} changes no Go package on ${BASE_TAG} (git diff --name-only ${BASE_TAG} has no .go file): nothing to test. 'make checkout' applies ${SERIES}/."
+    kep::log::error_exit "${TREE} changes no Go package on ${BASE_TAG} (git diff --name-only ${BASE_TAG} has no .go file): nothing to test. 'make checkout${MAKE_BASE}' applies ${SERIES}/."
   echo "${pkgs}"
 }
