@@ -142,16 +142,29 @@ func (r *runner) check(ctx context.Context, pr *podRun) {
 		}
 		got := r.prober.try(ctx, pr.pod, c, probe)
 		if got.dropped {
-			// A crash-looping container runs a second or two: one killed
-			// before the try reached it refuses the connection, which is
-			// no answer of the new probe. The proof after the change
-			// judges it, as when the API server cannot reach the Pod.
-			if how := r.stoppedSince(ctx, pr.pod, container); how != "" {
+			// A container that started within the time the new probe
+			// gives it to start may not listen yet, as a crash-looping
+			// one started again seconds ago; and a crash-looping one runs
+			// a second or two: one killed before the try reached it
+			// refuses the connection. Neither is an answer of the new
+			// probe: the proof after the change judges it, as when the
+			// API server cannot reach the Pod.
+			since, running := startedSince(pr.pod, container, time.Now())
+			if grace := startGrace(probe); running && since < grace {
+				got = tried{notTried: fmt.Sprintf("the container started %s ago and did not answer (%s); the new probe gives it %s to start", since, got.answer, grace)}
+			} else if how := r.stoppedSince(ctx, pr.pod, container); how != "" {
 				got = tried{notTried: fmt.Sprintf("the container %s while it was tried (%s)", how, got.answer)}
 			}
 		}
+		if got.notTried == "" && !got.ok && sameHandler(pr.pod, container, t, probe) {
+			// Only its timing or thresholds changed: it fails now as the
+			// probe before it does, which a relaxed liveness probe is
+			// meant to tolerate while a dependency flaps. The proof after
+			// the change judges it by its threshold, not by one try.
+			got.asBefore = true
+		}
 		pr.tried[t] = got
-		if got.notTried == "" && !got.ok {
+		if got.notTried == "" && !got.ok && !got.asBefore {
 			pr.result = resultFailed
 			pr.cause = cause{
 				text: fmt.Sprintf("the new %s probe of container %q fails now: %s: %s", t, container, describeHandler(probe), got.answer),
@@ -160,6 +173,34 @@ func (r *runner) check(ctx context.Context, pr *podRun) {
 			return
 		}
 	}
+}
+
+// sameHandler says whether probe, the container's new probe of type t, asks
+// what its probe of that type in pod asks.
+func sameHandler(pod *v1.Pod, container string, t probeType, probe *v1.Probe) bool {
+	c, _, err := findContainer(pod, container)
+	if err != nil {
+		return false
+	}
+	old := *t.of(c)
+	return old != nil && apiequality.Semantic.DeepEqual(old.ProbeHandler, probe.ProbeHandler)
+}
+
+// startGrace is how long after a container starts the probe lets it fail
+// before the kubelet acts on it: its initial delay, then failureThreshold
+// periods.
+func startGrace(probe *v1.Probe) time.Duration {
+	return time.Duration(probe.InitialDelaySeconds+max(probe.FailureThreshold, 1)*max(probe.PeriodSeconds, 1)) * time.Second
+}
+
+// startedSince is how long before now the container of the Pod started,
+// rounded to the second; false when it does not run.
+func startedSince(pod *v1.Pod, container string, now time.Time) (time.Duration, bool) {
+	status := containerStatus(pod, container)
+	if status == nil || status.State.Running == nil || status.State.Running.StartedAt.IsZero() {
+		return 0, false
+	}
+	return now.Sub(status.State.Running.StartedAt.Time).Round(time.Second), true
 }
 
 // stopGrace is how long after a dropped try the pre-check reads the Pod

@@ -524,10 +524,7 @@ func (p *proof) begin(s *step, t probeType, probe *v1.Probe, status *v1.Containe
 	if len(p.began) == 0 && status != nil {
 		p.restarts = status.RestartCount
 	}
-	window := failureWindow(probe, p.margin)
-	if p.added[t] {
-		window += remainingDelay(probe, status, now)
-	}
+	window := failureWindow(probe, p.margin) + remainingDelay(probe, status, now)
 	p.began[t] = window
 	if s.windows == nil {
 		s.windows = map[probeType]time.Duration{}
@@ -789,8 +786,10 @@ func failureWindow(p *v1.Probe, margin time.Duration) time.Duration {
 	return time.Duration(attempts)*time.Duration(max(p.PeriodSeconds, 1)+max(p.TimeoutSeconds, 1))*time.Second + margin
 }
 
-// remainingDelay is the part of an added probe's initialDelaySeconds that is
-// still to come: the kubelet counts it from the container's start.
+// remainingDelay is the part of a probe's initialDelaySeconds that is still
+// to come: the kubelet counts it from the container's start, for an added
+// probe and for the first container that runs a changed one, as a
+// crash-looping container's next start does.
 func remainingDelay(p *v1.Probe, status *v1.ContainerStatus, now time.Time) time.Duration {
 	delay := time.Duration(p.InitialDelaySeconds) * time.Second
 	if status != nil && status.State.Running != nil && !status.State.Running.StartedAt.IsZero() {

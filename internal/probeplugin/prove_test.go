@@ -1,6 +1,7 @@
 package probeplugin
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -752,15 +753,27 @@ func TestProveCrashLooping(t *testing.T) {
 		// startsAfter is when the container starts again after the kubelet
 		// reported the change's generation; 0 for never.
 		startsAfter time.Duration
-		change      func(p *v1.Probe)
-		want        string
-		wantErr     string
-		after       time.Duration
+		// initialDelay is the relaxed probe's initialDelaySeconds, which the
+		// kubelet waits from the container's start before it probes.
+		initialDelay int32
+		// timeout is --wait-timeout; 1m when 0.
+		timeout time.Duration
+		change  func(p *v1.Probe)
+		want    string
+		wantErr string
+		after   time.Duration
 	}{{
 		name:        "a liveness probe relaxed, proven from the container's next start",
 		startsAfter: 140 * time.Second,
 		want:        "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (38s)",
 		after:       178 * time.Second,
+	}, {
+		name:         "a liveness probe relaxed with an initial delay, proven from its first run in the next container",
+		startsAfter:  140 * time.Second,
+		initialDelay: 60,
+		timeout:      2 * time.Minute,
+		want:         "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (1m38s)",
+		after:        238 * time.Second,
 	}, {
 		name:    "the container does not start again",
 		wantErr: `the kubelet applied generation 2, but container "app" had not started within 3m20s (--wait-timeout, and 2m20s of the kubelet's back-off before the container started again), so its new liveness probe has not run`,
@@ -774,9 +787,10 @@ func TestProveCrashLooping(t *testing.T) {
 				stored.Spec.Containers[0].LivenessProbe = before.Spec.Containers[0].LivenessProbe.DeepCopy()
 				stored.Spec.Containers[0].LivenessProbe.FailureThreshold = 6
 				stored.Spec.Containers[0].LivenessProbe.PeriodSeconds = 5
+				stored.Spec.Containers[0].LivenessProbe.InitialDelaySeconds = tc.initialDelay
 				stored.Status = *before.Status.DeepCopy()
 				client, k := newKubelet(t, before)
-				w := &prover{client: client, timeout: time.Minute, margin: 2 * time.Second}
+				w := &prover{client: client, timeout: cmp.Or(tc.timeout, time.Minute), margin: 2 * time.Second}
 				start := time.Now()
 				result := inBackground(func() (string, error) { return w.prove(context.Background(), before, stored, "app") })
 				k.pod.Status.ObservedGeneration = 2

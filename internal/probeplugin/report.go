@@ -264,6 +264,9 @@ func (p *reporter) precheck(active []*podRun) {
 		handler, answer string
 		passed          int
 		notTried        map[string]int
+		// asBefore counts the answers of a probe that fails now as the
+		// one before it does.
+		asBefore map[string]int
 	}
 	var groups []*group
 	find := func(t probeType, handler string) *group {
@@ -272,7 +275,7 @@ func (p *reporter) precheck(active []*podRun) {
 				return g
 			}
 		}
-		g := &group{t: t, handler: handler, notTried: map[string]int{}}
+		g := &group{t: t, handler: handler, notTried: map[string]int{}, asBefore: map[string]int{}}
 		groups = append(groups, g)
 		return g
 	}
@@ -298,6 +301,8 @@ func (p *reporter) precheck(active []*podRun) {
 				}
 			case got.notTried != "":
 				g.notTried[got.notTried]++
+			case got.asBefore:
+				g.asBefore[got.answer]++
 			default:
 				g.passed++
 				g.answer = got.answer
@@ -321,6 +326,9 @@ func (p *reporter) precheck(active []*podRun) {
 				on = " on " + pods(g.passed)
 			}
 			fmt.Fprintf(p.errOut, "pre-check: the new %s probe succeeds%s: %s: %s\n", g.t, on, g.handler, g.answer)
+		}
+		for answer, n := range g.asBefore {
+			fmt.Fprintf(p.errOut, "pre-check: the new %s probe fails now on %s, as the old one does, which asks the same: %s: %s; the wait after each change judges it by its failureThreshold\n", g.t, pods(n), g.handler, answer)
 		}
 		for why, n := range g.notTried {
 			fmt.Fprintf(p.errOut, "pre-check: the new %s probe was not tried on %s: %s\n", g.t, pods(n), why)

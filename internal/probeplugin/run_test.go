@@ -163,6 +163,10 @@ func newTestReporter(out, errOut io.Writer, output, operation string) *reporter 
 
 var relax = setChange{types: []probeType{liveness}, settings: settings{timeoutSeconds: ptr.To[int32](10)}}
 
+// moveLiveness points the liveness probe at another path: a failure of the
+// new probe is its own, not the old probe's.
+var moveLiveness = setChange{types: []probeType{liveness}, settings: settings{handler: &v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/livez", Port: httpGet("").HTTPGet.Port}}}}
+
 var moveReadiness = setChange{types: []probeType{readiness}, settings: settings{handler: &v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/missing", Port: httpGet("").HTTPGet.Port}}}}
 
 // The rollout stops at the first Pod that fails: the Pods after it are not
@@ -604,6 +608,45 @@ func TestUndoNeverPutsBackAStricterLiveness(t *testing.T) {
 	}
 }
 
+// A change that keeps the probe's handler, and changes only its timing or
+// thresholds, asks what the old probe asks: that it fails now is what the
+// old probe finds too, which a relaxed liveness probe is meant to tolerate
+// while a dependency flaps. Such a failure does not refuse the Pod: the
+// command says so, and the proof after the change judges the probe by its
+// threshold. A changed handler that fails now still refuses it.
+func TestPrecheckFailureOfTheSameHandler(t *testing.T) {
+	failing := tried{answer: "answered 503 Service Unavailable"}
+	for _, tc := range []struct {
+		name    string
+		change  setChange
+		refused bool
+	}{
+		{name: "relaxed", change: relax},
+		{name: "moved", change: moveLiveness, refused: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(namedPods("a", "b")...)
+			r, _, errOut := newRunner(c, tc.change)
+			r.prober = fakeProber{"a": failing, "b": {ok: true, answer: "answered 200 OK"}}
+			err := r.run(context.Background(), &targets{pods: namedPods("a", "b")})
+			_, patches := c.sent()
+			if tc.refused {
+				if !errors.Is(err, errReported) || len(patches) > 0 {
+					t.Errorf("run = %v, patched %v; want the run refused\n%s", err, patches, errOut)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(patches, []string{"a", "b"}) {
+				t.Fatalf("run = %v, patched %v; want a and b changed\n%s", err, patches, errOut)
+			}
+			want := "pre-check: the new liveness probe fails now on 1 Pod, as the old one does, which asks the same: http-get http://:8080/healthz: answered 503 Service Unavailable; the wait after each change judges it by its failureThreshold\n"
+			if !strings.Contains(errOut.String(), want) {
+				t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+			}
+		})
+	}
+}
+
 // A pre-check that cannot reach the Pods through the API server refuses
 // none: it says that the new probe was not tried, and why, and the run
 // changes the Pods, each change proven.
@@ -628,6 +671,74 @@ func TestPrecheckUnreachableGoesOn(t *testing.T) {
 	}
 	if got := out.String(); got != "pod/a probes set\npod/b probes set\n" {
 		t.Errorf("printed %q", got)
+	}
+}
+
+// A try that the container refused, reset or closed before it answered is
+// no answer of the new probe when the container started within the time the
+// new probe gives it to start, its initialDelaySeconds and failureThreshold
+// periods: the kubelet would not restart it for that either, and a
+// crash-looping container, started again seconds ago, may not listen yet.
+// The probe was not tried, at once, and the proof after the change judges
+// it. A container that started before that refused the try itself, and
+// one that answered answered: those refuse the Pod.
+func TestPrecheckContainerStarting(t *testing.T) {
+	refused := tried{answer: "connection refused", dropped: true}
+	for _, tc := range []struct {
+		name    string
+		got     tried
+		started time.Duration
+		// initialDelay is the new probe's initialDelaySeconds; it has
+		// failureThreshold 3 and periodSeconds 10.
+		initialDelay int32
+		// notTried is why the pre-check did not try the probe; "" when it
+		// refused the Pod.
+		notTried string
+	}{{
+		name: "started 3s ago", got: refused, started: 3 * time.Second,
+		notTried: "the container started 3s ago and did not answer (connection refused); the new probe gives it 30s to start",
+	}, {
+		name: "started 40s ago, within the initial delay", got: refused, started: 40 * time.Second, initialDelay: 20,
+		notTried: "the container started 40s ago and did not answer (connection refused); the new probe gives it 50s to start",
+	}, {
+		name: "started 31s ago", got: refused, started: 31 * time.Second,
+	}, {
+		name: "started 3s ago, answered", got: tried{answer: "answered 500 Internal Server Error"}, started: 3 * time.Second,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				pod := namedPods("a")[0]
+				pod.Spec.Containers[0].LivenessProbe.FailureThreshold = 3
+				pod.Spec.Containers[0].LivenessProbe.PeriodSeconds = 10
+				pod.Spec.Containers[0].LivenessProbe.InitialDelaySeconds = tc.initialDelay
+				pod.Status.Phase = v1.PodRunning
+				started := metav1.NewTime(time.Now().Add(-tc.started))
+				pod.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", RestartCount: 3, ContainerID: "containerd://1", State: v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: started}}}}
+				c := newCluster(pod)
+				r, _, errOut := newRunner(c, moveLiveness)
+				r.prober = proberFunc(func(context.Context, *v1.Pod, *v1.Container, *v1.Probe) tried { return tc.got })
+				began := time.Now()
+				err := r.run(context.Background(), &targets{pods: []*v1.Pod{pod}})
+				_, patches := c.sent()
+				if tc.notTried == "" {
+					want := `error: pod/a: the new liveness probe of container "app" fails now: http-get http://:8080/livez: ` + tc.got.answer + "\nhint: --skip-check stores it anyway\n"
+					if !errors.Is(err, errReported) || len(patches) > 0 || !strings.HasSuffix(errOut.String(), want) {
+						t.Errorf("run = %v, patched %v, printed\n%s\nwant the Pod refused, nothing patched, and it to end in\n%s", err, patches, errOut, want)
+					}
+					return
+				}
+				if err != nil || !slices.Equal(patches, []string{"a"}) {
+					t.Errorf("run = %v, patched %v; want pod/a changed\n%s", err, patches, errOut)
+				}
+				if want := "pre-check: the new liveness probe was not tried on 1 Pod: " + tc.notTried + "\n"; !strings.Contains(errOut.String(), want) {
+					t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+				}
+				// It did not wait for the kubelet to report a stop.
+				if waited := time.Since(began); waited >= stopGrace {
+					t.Errorf("the pre-check waited %s", waited)
+				}
+			})
+		})
 	}
 }
 
@@ -678,7 +789,7 @@ func TestPrecheckContainerStoppedDuringTry(t *testing.T) {
 				pod.Status.Phase = v1.PodRunning
 				pod.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", RestartCount: 3, ContainerID: "containerd://1", State: v1.ContainerState{Running: &v1.ContainerStateRunning{}}}}
 				c := newCluster(pod)
-				r, _, errOut := newRunner(c, relax)
+				r, _, errOut := newRunner(c, moveLiveness)
 				reported := make(chan struct{})
 				r.prober = proberFunc(func(ctx context.Context, _ *v1.Pod, _ *v1.Container, _ *v1.Probe) tried {
 					if tc.stop == nil {
@@ -704,7 +815,7 @@ func TestPrecheckContainerStoppedDuringTry(t *testing.T) {
 				<-reported
 				_, patches := c.sent()
 				if tc.notTried == "" {
-					want := `error: pod/a: the new liveness probe of container "app" fails now: http-get http://:8080/healthz: ` + tc.got.answer + "\nhint: --skip-check stores it anyway\n"
+					want := `error: pod/a: the new liveness probe of container "app" fails now: http-get http://:8080/livez: ` + tc.got.answer + "\nhint: --skip-check stores it anyway\n"
 					if !errors.Is(err, errReported) || len(patches) > 0 || !strings.HasSuffix(errOut.String(), want) {
 						t.Errorf("run = %v, patched %v, printed\n%s\nwant the Pod refused, nothing patched, and it to end in\n%s", err, patches, errOut, want)
 					}

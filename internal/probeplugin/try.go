@@ -44,6 +44,10 @@ type tried struct {
 	// forbidden is set when notTried is that the user may not use the
 	// subresource that would try it.
 	forbidden bool
+	// asBefore is set when the probe failed, and asks what the container's
+	// probe before the change asks (the same handler): its failure is what
+	// the old probe finds too.
+	asBefore bool
 	// dropped is set when the try failed without an answer of the
 	// container: the connection to it was refused, reset or closed before
 	// the answer (EOF), or the command was killed; what a container that
@@ -155,6 +159,12 @@ func (p *clientProber) tryHTTP(ctx context.Context, pod *v1.Pod, c *v1.Container
 		return tried{notTried: err.Error()}
 	}
 	for _, header := range h.HTTPHeaders {
+		// Go sends a request's Host from req.Host, not from its headers;
+		// the Pod proxy passes it on to the Pod, as the kubelet sends it.
+		if strings.EqualFold(header.Name, "Host") {
+			req.Host = header.Value
+			continue
+		}
 		req.Header.Add(header.Name, header.Value)
 	}
 	resp, err := restClient.Client.Do(req)
@@ -194,17 +204,20 @@ func apiStatus(body []byte) *metav1.Status {
 }
 
 // proxyError is what the API server's error connecting to the Pod says of
-// the probe. A connection refused is the Pod's answer: its IP was reached,
-// and nothing listens on the port. Any other error of the dial says that
-// the API server cannot reach the Pod, as on a control plane apart from
-// the Pods' network or behind a NetworkPolicy that drops it: the probe was
-// not tried, and the proof after the change judges it. An error after the
-// connection was made is the Pod's answer.
+// the probe. Only what the Pod did is its answer: a connection refused (its
+// IP was reached, and nothing listens on the port), or an error once the
+// connection was made (reset, closed before the answer, a read or write
+// that failed). Any other error says that the API server cannot reach the
+// Pod, as on a control plane apart from the Pods' network, through a
+// network proxy (konnectivity) that cannot reach the node, or behind a
+// NetworkPolicy that drops it: the probe was not tried, and the proof after
+// the change judges it.
 func proxyError(message string) tried {
-	if strings.Contains(message, "dial") && !strings.Contains(message, "connection refused") {
-		return tried{notTried: "the API server cannot reach the Pod: " + message}
+	got := connectionFailed(message)
+	if got.dropped || strings.HasPrefix(message, "read ") || strings.HasPrefix(message, "write ") {
+		return got
 	}
-	return connectionFailed(message)
+	return tried{notTried: "the API server cannot reach the Pod: " + message}
 }
 
 // connectionFailed is the try whose connection to the container failed

@@ -31,9 +31,12 @@ type apiServer struct {
 	mu       sync.Mutex
 	requests []string
 	headers  http.Header
-	reviews  int
-	allowed  bool
-	proxy    func(w http.ResponseWriter, pod, path string)
+	// host is the Host of the last request to the Pod proxy, which it
+	// passes on to the Pod.
+	host    string
+	reviews int
+	allowed bool
+	proxy   func(w http.ResponseWriter, pod, path string)
 }
 
 func (s *apiServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -50,6 +53,7 @@ func (s *apiServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.requests = append(s.requests, r.URL.RequestURI())
 	s.headers = r.Header.Clone()
+	s.host = r.Host
 	pod, path, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/api/v1/namespaces/ns/pods/"), "/proxy")
 	s.proxy(w, pod, path)
 }
@@ -156,6 +160,28 @@ func TestTryHTTP(t *testing.T) {
 		wantRequest: "/api/v1/namespaces/ns/pods/web:8080/proxy/healthz",
 		want:        tried{notTried: "the API server cannot reach the Pod: dial tcp 10.88.0.5:8080: connect: no route to host"},
 	}, {
+		// A konnectivity network proxy's failure names no dial.
+		name:    "the API server's network proxy cannot reach the node",
+		pod:     runningPod(),
+		probe:   probe("/healthz", intstr.FromInt32(8080)),
+		allowed: true,
+		proxy: func(w http.ResponseWriter, _, _ string) {
+			status(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, "error trying to reach service: tunnel closed")
+		},
+		wantRequest: "/api/v1/namespaces/ns/pods/web:8080/proxy/healthz",
+		want:        tried{notTried: "the API server cannot reach the Pod: tunnel closed"},
+	}, {
+		// Connected, the container took longer than the proxy waits.
+		name:    "the app does not answer once connected",
+		pod:     runningPod(),
+		probe:   probe("/healthz", intstr.FromInt32(8080)),
+		allowed: true,
+		proxy: func(w http.ResponseWriter, _, _ string) {
+			status(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, "error trying to reach service: read tcp 10.0.0.1:41234->10.88.0.5:8080: i/o timeout")
+		},
+		wantRequest: "/api/v1/namespaces/ns/pods/web:8080/proxy/healthz",
+		want:        tried{answer: "i/o timeout"},
+	}, {
 		name:    "the app itself answers 503",
 		pod:     runningPod(),
 		probe:   probe("/healthz", intstr.FromInt32(8080)),
@@ -211,6 +237,27 @@ func TestTryHTTP(t *testing.T) {
 				t.Errorf("the probe's header was not sent: %v", s.headers)
 			}
 		})
+	}
+}
+
+// A probe's Host header is what the Pod proxy passes on to the Pod, as the
+// kubelet's probe sends it: the virtual host the probe asks.
+func TestTryHTTPHostHeader(t *testing.T) {
+	s := &apiServer{allowed: true, proxy: func(w http.ResponseWriter, _, _ string) { w.WriteHeader(http.StatusOK) }}
+	server := httptest.NewServer(s)
+	defer server.Close()
+	config := &rest.Config{Host: server.URL}
+	client := kubernetes.NewForConfigOrDie(config)
+	p := &clientProber{client: client, config: config, access: newAccess(client)}
+	probe := &v1.Probe{ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(8080),
+		HTTPHeaders: []v1.HTTPHeader{{Name: "host", Value: "api.internal"}, {Name: "X-Probe", Value: "kubectl-probe"}}}}, TimeoutSeconds: 1}
+	if got := p.try(context.Background(), runningPod(), &runningPod().Spec.Containers[0], probe); !got.ok {
+		t.Fatalf("try = %+v", got)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.host != "api.internal" || s.headers.Get("X-Probe") != "kubectl-probe" {
+		t.Errorf("the Pod proxy was asked with Host %q and headers %v, want Host api.internal and X-Probe", s.host, s.headers)
 	}
 }
 

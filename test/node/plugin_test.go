@@ -5,6 +5,7 @@ package node
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -613,6 +614,223 @@ func TestMeasurePluginRollout(t *testing.T) {
 	f.holdsAll("app=fleet", replicas, "the same Ready container", window, func(p *v1.Pod) bool {
 		return ready(p, app) && sameContainer(app, pods[p.Name], 0)(p)
 	})
+}
+
+// TestMeasurePluginCrashLoop measures kubectl probe stopping the restart
+// loop of the 50 Pods of a Deployment. Their liveness probe asks /livez every
+// second with failureThreshold 1, and /livez answers 503 (LIVEZ=fail), as a
+// health check does that asks after a dependency that is down while the
+// process itself serves: the kubelet kills each container a second or two
+// after it starts, and waits out its back-off before the next start, 10s
+// after the second run, doubling with each restart up to 5 minutes. Once
+// every Pod has restarted, the on-call engineer's change:
+//
+//	kubectl probe set deployment/loop --liveness --get-url=http://:8080/healthz --initial-delay-seconds=10 --failure-threshold=3 --wait=applied
+//
+// points the probe at /healthz, which answers while the process serves: it
+// stops the restarts, and still restarts a process that hangs. A higher
+// failureThreshold on /livez alone would only put each restart off, by
+// failureThreshold × periodSeconds: the pre-check lets it through, since it
+// fails now as the old probe does, and the first Pod's proof fails when the
+// new probe reaches its threshold, which is when the kubelet restarts the
+// container anyway. Removing the probe (kubectl
+// probe disable) would leave a hung process running. failureThreshold 3
+// keeps one slow answer on a busy node from restarting a container, and
+// keeps one failure of the old probe, reported in the second in which the
+// change was stored, from failing the first Pod's proof; initialDelaySeconds
+// 10 lets a container that the loop starts again listen first, which on a
+// node restarting 50 containers takes more than the 3 s of three periods
+// (the guide's advice for a relaxation during a crash loop).
+//
+// --wait=applied, the fast path that the guide gives for an incident,
+// proves the first Pod alone: the plugin waits for its container's next
+// start, after the back-off still to come, up to 40 s or 80 s at this point
+// of the loop, then through the new probe's window, 3 × (1s + 1s) and the 5s
+// margin, 11s. Each Pod after it is waited on only until its kubelet reports
+// the change, in batches of 1, 2, 4, 8, 12, 12 and 11 Pods (the Deployment's
+// maxUnavailable, 25% of 50, 12; the Pods that are not Ready, in a restart
+// loop nearly all of them, change first): the run takes that back-off, 11s
+// and a few seconds a batch, a minute or two. A probe change does not cut a
+// back-off short: a container that waits when its change arrives starts
+// when its back-off ends, up to 160 s for the Pods that the loop has
+// restarted five times by then, and then keeps running: the restarts should
+// stop within about 4 minutes of the command's start, the last Pods'
+// back-off after the last batch. The test measures the run's wall time and
+// when the restarts stopped: when the old probe killed its last container,
+// and when the last container started that kept running, until every
+// container has run for 20s, more than three windows of the new probe
+// (6s), without a restart.
+//
+// The default, --wait=proven, is not measured: each batch waits, for each of
+// its Pods, for its container's next start and the new probe's window, and
+// the Pods that the run has not reached yet keep crash-looping meanwhile, so
+// each batch waits out a longer back-off than the one before. From a minute
+// into the loop, the 7 batches wait about 40 s, 80 s and 160 s, then 5
+// minutes each: about 25 minutes, nearly half of the 60 minutes that the
+// harness gives every measurement together, while the restarts that the
+// change is meant to stop go on.
+//
+// The pre-check tries the new probe on each container that the API server
+// reports running. In a restart loop every such container started seconds
+// ago, within the time the new probe gives it to start, and may not listen
+// yet, or be killed before the try reaches it: a try it refuses is not an
+// answer of the new probe, and the run goes on (the test fails if the
+// pre-check refuses it), the proof judging the first Pod.
+func TestMeasurePluginCrashLoop(t *testing.T) {
+	measuring(t)
+	f := newFramework(t)
+	const (
+		replicas = 50
+		// quiet is how long each container runs without a restart for the
+		// restarts to count as stopped.
+		quiet = 20 * time.Second
+		// longest is the kubelet's longest back-off.
+		longest = 5 * time.Minute
+	)
+	f.roomFor(replicas)
+	c := targetContainer(app, port, "LIVEZ=fail")
+	c.LivenessProbe = httpProbe("/livez", port)
+	f.deployment("loop", replicas, c, nil)
+	created := time.Now()
+	var looping []v1.Pod
+	restarted := 0
+	err := wait.PollUntilContextTimeout(f.ctx, time.Second, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := f.client.CoreV1().Pods(f.ns).List(ctx, metav1.ListOptions{LabelSelector: "app=loop"})
+		if err != nil {
+			return false, err
+		}
+		looping, restarted = list.Items, 0
+		for i := range looping {
+			if restarts(&looping[i], app) >= 1 {
+				restarted++
+			}
+		}
+		return len(looping) == replicas && restarted == replicas, nil
+	})
+	if err != nil {
+		t.Fatalf("%d of %d Pods restarted by their liveness probe, want %d: %v", restarted, len(looping), replicas, err)
+	}
+	least, most := restarts(&looping[0], app), restarts(&looping[0], app)
+	for i := range looping {
+		least, most = min(least, restarts(&looping[i], app)), max(most, restarts(&looping[i], app))
+	}
+	t.Logf("measure: crash loop: %d Pods restarted by their liveness probe; every one had restarted %s after the Deployment was created, %d to %d times",
+		replicas, time.Since(created).Round(time.Second), least, most)
+
+	p := apiproxy.Start(t, nodeKubeconfig(), "")
+	args := []string{"set", "deployment/loop", "--liveness", fmt.Sprintf("--get-url=http://:%d/healthz", port), "--initial-delay-seconds=10", "--failure-threshold=3", "--wait=applied"}
+	// The first Pod's proof waits out a back-off, at most the longest.
+	limit := longest + 2*time.Minute
+	start := time.Now()
+	out, elapsed, err := runPlugin(t, f.probeCommandVia(p.Kubeconfig, args...), limit)
+	if err != nil {
+		t.Fatalf("kubectl probe %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	requests := countRequests(p, f.ns)
+	list, err := f.client.CoreV1().Pods(f.ns).List(f.ctx, metav1.ListOptions{LabelSelector: "app=loop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	atEnd := map[string]int32{}
+	for i := range list.Items {
+		atEnd[list.Items[i].Name] = restarts(&list.Items[i], app)
+	}
+	if n := len(setLines(out)); n != replicas {
+		t.Errorf("%d Pods changed, want %d:\n%s", n, replicas, out)
+	}
+	first := firstLine(out, "; the new liveness probe passed: ")
+	if passed, applied := strings.Count(out, "; the new liveness probe passed: "), strings.Count(out, "; its new probes are not proven (--wait=applied)"); passed != 1 || applied != replicas-1 {
+		t.Errorf("%d Pods proven and %d waited on until applied, want the first proven and the %d others applied:\n%s", passed, applied, replicas-1, out)
+	}
+
+	// A Pod whose container waited out its back-off when the run ended
+	// starts once more; after that start, no container may restart.
+	settled := f.settled("app=loop", replicas, quiet, longest+quiet+time.Minute)
+	var lastKill, lastStart time.Time
+	waited := 0
+	highest := int32(0)
+	for i := range settled {
+		pod := &settled[i]
+		before, ok := atEnd[pod.Name]
+		if !ok {
+			t.Errorf("pod %s was not there when the run ended", pod.Name)
+			continue
+		}
+		if probe := pod.Spec.Containers[0].LivenessProbe; probe == nil || probe.HTTPGet == nil || probe.HTTPGet.Path != "/healthz" || probe.FailureThreshold != 3 || probe.InitialDelaySeconds != 10 {
+			t.Errorf("pod %s: liveness probe %+v, want the relaxed one", pod.Name, probe)
+		}
+		if pod.Status.ObservedGeneration != pod.Generation {
+			t.Errorf("pod %s: the kubelet reports generation %d, want %d", pod.Name, pod.Status.ObservedGeneration, pod.Generation)
+		}
+		switch n := restarts(pod, app); {
+		case n > before+1:
+			t.Errorf("pod %s restarted %d times after the run ended, want at most once, the start that ended its back-off: %s", pod.Name, n-before, describe(pod))
+		case n == before+1:
+			waited++
+		}
+		highest = max(highest, restarts(pod, app))
+		s := containerStatus(pod, app)
+		if ended := s.LastTerminationState.Terminated; ended != nil && ended.FinishedAt.After(lastKill) {
+			lastKill = ended.FinishedAt.Time
+		}
+		if s.State.Running.StartedAt.After(lastStart) {
+			lastStart = s.State.Running.StartedAt.Time
+		}
+	}
+	t.Logf("measure: crash loop: kubectl probe %s, %d Pods: %s, %d waits for Ready Pods before a batch; the pre-check: %s; the first Pod: %s",
+		strings.Join(args, " "), replicas, elapsed.Round(100*time.Millisecond), strings.Count(out, "batches: waiting for Pods to turn Ready"), cmp.Or(strings.TrimSpace(firstLine(out, "pre-check: the new liveness probe was not tried")), "tried on every Pod"), strings.TrimSpace(first))
+	t.Logf("measure: crash loop: the restarts stopped %s after the command started, when the last container that kept running started; the old probe's last kill ended %s after the start; %d Pods waited out a back-off after the command had ended; restart counts up to %d; %s",
+		lastStart.Sub(start).Round(time.Second), lastKill.Sub(start).Round(time.Second), waited, highest, perPod(requests, replicas))
+}
+
+// firstLine returns the first line of out that contains s, or "".
+func firstLine(out, s string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, s) {
+			return line
+		}
+	}
+	return ""
+}
+
+// settled waits until each of the n Pods that selector selects has run the
+// same container app for quiet, without a restart, and returns them as they
+// were then.
+func (f *framework) settled(selector string, n int, quiet, limit time.Duration) []v1.Pod {
+	f.t.Helper()
+	type seen struct {
+		container string
+		since     time.Time
+	}
+	last := map[string]seen{}
+	var pods []v1.Pod
+	calm := 0
+	err := wait.PollUntilContextTimeout(f.ctx, time.Second, limit, true, func(ctx context.Context) (bool, error) {
+		list, err := f.client.CoreV1().Pods(f.ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err != nil {
+			return false, err
+		}
+		now := time.Now()
+		pods, calm = list.Items, 0
+		for i := range pods {
+			pod := &pods[i]
+			container := ""
+			if running(pod, app) {
+				container = fmt.Sprintf("%s, restart %d", containerID(pod, app), restarts(pod, app))
+			}
+			if s, ok := last[pod.Name]; !ok || s.container != container {
+				last[pod.Name] = seen{container: container, since: now}
+			}
+			if container != "" && now.Sub(last[pod.Name].since) >= quiet {
+				calm++
+			}
+		}
+		return len(pods) == n && calm == n, nil
+	})
+	if err != nil {
+		f.t.Fatalf("%d of %d Pods of %s ran for %s without a restart, want %d: %v", calm, len(pods), selector, quiet, n, err)
+	}
+	return pods
 }
 
 // runPlugin runs the command of kubectl probe, and returns what it printed,
