@@ -458,6 +458,9 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 // Pods. A budget that cannot be read is warned of, and left out.
 func (o *changeOptions) limit(ctx context.Context, t *targets) (limit, error) {
 	limits := t.limits
+	if o.maxInFlight == "" && t.ownersUnread != nil {
+		o.report.warnf("warning: cannot read the controllers of the Pods, so the run does not keep to their workloads' limits: %v\n", t.ownersUnread)
+	}
 	if o.maxInFlight == "" && len(t.pods) > 1 {
 		budgets, err := disruptionLimits(ctx, o.client, o.namespace, t.pods)
 		if err != nil {

@@ -51,9 +51,11 @@ say. --remove removes the probes.
 
 Before any Pod changes, each one's change passes a server dry run, and a new
 liveness or readiness probe is tried against its Pod (--skip-check not to);
-a Pod that fails either stops the command before the first change (a try cut
-off by the container stopping, as in a crash loop, is not a failure: the
-proof after the change judges the probe). Then the first Pod changes alone,
+a Pod that fails either stops the command before the first change. A try is
+not a failure when the container did not answer while it started or
+stopped, as in a crash loop, nor when the probe asks what the old one asks
+and fails as it does (a relaxed probe): the proof after the change judges
+the probe by its threshold. Then the first Pod changes alone,
 and the others in batches that double up to --max-in-flight (1, 2, 4, 8, 10,
 10, ... with 10; by default, the workload's maxUnavailable, or a
 PodDisruptionBudget's, which the Pods that are not Ready count against),
@@ -63,8 +65,8 @@ that it applied it, and each new probe passes through its failure window
 soonest: those whose container runs, then crash-looping ones by the end of
 their back-off. In an incident, --wait=applied is the fast path: the first
 Pod is proven, and each Pod after it waited on only until its kubelet
-applied the change; with --max-in-flight=25%, the batches are 1 Pod, then a
-quarter of the replicas. A change to a crash-looping container is proven
+applied the change; with --max-in-flight=25%, the batches are 1 Pod, then
+batches that double up to a quarter of the replicas. A change to a crash-looping container is proven
 from its next start, once the kubelet's back-off is over, which is added to
 --wait-timeout. The command stops after the batch in which a Pod fails,
 leaves the Pods after it as they are, and prints the kubectl probe undo that
@@ -88,7 +90,7 @@ puts back the Pods it changed.`,
   kubectl probe set -l app=api --liveness --remove --max-in-flight=50
 
   # In an incident: relax the liveness probe of a crash-looping Deployment's Pods,
-  # the first Pod proven, then a quarter of them at a time, each until its kubelet applied it
+  # the first Pod proven, then up to a quarter of them at a time, each until its kubelet applied it
   kubectl probe set deployment/api --liveness --failure-threshold=6 --wait=applied --max-in-flight=25%`,
 		ValidArgsFunction: targetCompletion(f),
 		RunE:              runE(f, o),

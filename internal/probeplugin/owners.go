@@ -104,6 +104,36 @@ func (o *owners) chain(ctx context.Context, obj metav1.Object) ([]*unstructured.
 	return chain, nil
 }
 
+// limitsOf returns the rollout limits (workloadLimit) of the top
+// controllers of pods, each once, but for those in known, whose limits are
+// taken already: Pods named or selected keep to the limits of the
+// workloads they belong to, as those workloads named would.
+func (o *owners) limitsOf(ctx context.Context, pods []*v1.Pod, known []*unstructured.Unstructured) ([]limit, error) {
+	seen := map[types.UID]bool{}
+	for _, k := range known {
+		seen[k.GetUID()] = true
+	}
+	var limits []limit
+	for _, pod := range pods {
+		chain, err := o.chain(ctx, pod)
+		if err != nil {
+			return limits, fmt.Errorf("pod/%s: %w", pod.Name, err)
+		}
+		if len(chain) == 0 {
+			continue
+		}
+		top := chain[len(chain)-1]
+		if seen[top.GetUID()] {
+			continue
+		}
+		seen[top.GetUID()] = true
+		if l := workloadLimit(nameOf(top), top); l != nil {
+			limits = append(limits, *l)
+		}
+	}
+	return limits, nil
+}
+
 // podsOf returns the Pods that the workload controls now, through any
 // chain of controllers, sorted by name: of the Pods that its
 // spec.selector selects, or of every Pod of its namespace when it has

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
 	"k8s.io/kubectl/pkg/util/podutils"
+	"k8s.io/utils/ptr"
 )
 
 // prover proves a change on its Pod, the run's fourth stage: that the
@@ -121,6 +122,10 @@ func (w *prover) wait(ctx context.Context, before, stored *v1.Pod, container str
 	p, err := newProof(before, stored, container, w.margin, full)
 	if err != nil {
 		return "", err
+	}
+	if p.probes[liveness] != nil && w.killingEventGetsThrough(ctx, stored) {
+		// The kubelet's Killing event shows a kill at once.
+		p.killGrace = 0
 	}
 	watchCtx, stopWatches := context.WithCancel(ctx)
 	defer stopWatches()
@@ -362,6 +367,11 @@ type proof struct {
 	readiness *readinessProof
 	// failures counts the new liveness probe's failures.
 	failures livenessFailures
+	// killGrace is how long a container that the kubelet kills for its
+	// liveness probe may take to stop (killGracePeriod), when the kubelet's
+	// Killing event may not show the kill (killingEventGetsThrough); 0
+	// otherwise.
+	killGrace time.Duration
 	// last is the Pod as last reported.
 	last *v1.Pod
 	// backedOff is when the container's run ended whose back-off the
@@ -397,6 +407,9 @@ func newProof(before, stored *v1.Pod, container string, margin time.Duration, fu
 		return p, nil
 	}
 	was, now := probesOf(before, container), probesOf(stored, container)
+	if now[liveness] != nil {
+		p.killGrace = killGracePeriod(stored, now[liveness])
+	}
 	for _, t := range changedProbes(before, stored, container) {
 		switch {
 		case now[t] != nil:
@@ -406,6 +419,47 @@ func newProof(before, stored *v1.Pod, container string, margin time.Duration, fu
 		}
 	}
 	return p, nil
+}
+
+// The kubelet's event recorder drops an object's events of a type (Normal,
+// Warning) beyond a burst of 25, then lets one through every 5 minutes
+// (client-go's EventSourceObjectSpamFilter).
+const (
+	eventBurst  = 25
+	eventRefill = 5 * time.Minute
+)
+
+// killingEventGetsThrough says whether the kubelet's next Normal event of the
+// Pod, such as the Killing event of a kill for the liveness probe, gets
+// through its recorder's spam filter. It counts the kubelet's Normal events
+// of the Pod within the time the filter takes to refill a whole burst,
+// which is at least what it has not taken back yet; false when they cannot
+// be read. A crash-looping Pod has used the burst up.
+func (w *prover) killingEventGetsThrough(ctx context.Context, pod *v1.Pod) bool {
+	list, err := w.client.CoreV1().Events(pod.Namespace).List(ctx, metav1.ListOptions{
+		FieldSelector: fields.OneTermEqualSelector("involvedObject.uid", string(pod.UID)).String(),
+	})
+	if err != nil {
+		return false
+	}
+	since := time.Now().Add(-eventBurst * eventRefill)
+	used := 0
+	for i := range list.Items {
+		e := &list.Items[i]
+		if e.Source.Component == "kubelet" && e.Type == v1.EventTypeNormal && !eventTime(e).Before(since) {
+			used += int(max(e.Count, 1))
+		}
+	}
+	return used < eventBurst
+}
+
+// killGracePeriod is the grace period the kubelet gives a container it
+// kills for a failed liveness probe: the probe's
+// terminationGracePeriodSeconds, or the Pod's, which the API server sets on
+// every Pod (30s when the Pod does not say).
+func killGracePeriod(pod *v1.Pod, liveness *v1.Probe) time.Duration {
+	seconds := cmp.Or(liveness.TerminationGracePeriodSeconds, pod.Spec.TerminationGracePeriodSeconds)
+	return time.Duration(ptr.Deref(seconds, v1.DefaultTerminationGracePeriodSeconds)) * time.Second
 }
 
 // storedAt is when the API server stored the Pod, to the second: the latest
@@ -525,6 +579,11 @@ func (p *proof) begin(s *step, t probeType, probe *v1.Probe, status *v1.Containe
 		p.restarts = status.RestartCount
 	}
 	window := failureWindow(probe, p.margin) + remainingDelay(probe, status, now)
+	if t == liveness {
+		// When the kubelet's events of the Pod may be dropped, a kill shows
+		// only as the restart, once the container stopped.
+		window += p.killGrace
+	}
 	p.began[t] = window
 	if s.windows == nil {
 		s.windows = map[probeType]time.Duration{}

@@ -810,6 +810,101 @@ func TestProveCrashLooping(t *testing.T) {
 	}
 }
 
+// A container that the kubelet kills for its liveness probe restarts only
+// once it has stopped, up to its grace period later; the kubelet's Killing
+// event says so at once, unless its recorder drops the Pod's Normal events,
+// as it does once a crash-looping Pod has used up their burst of 25. Then the
+// liveness probe's window includes the grace period, the probe's own
+// terminationGracePeriodSeconds or else the Pod's (30s when it does not
+// say), so that a restart that shows late still fails the proof.
+func TestProveLivenessKillGrace(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		pod, probe *int64
+		// events is how many Normal events of the Pod the kubelet recorded
+		// in the last hour.
+		events int32
+		// restartAfter is when the container restarts after the kubelet
+		// reported the change's generation; 0 for never.
+		restartAfter time.Duration
+		want         string
+		wantErr      string
+	}{{
+		// Room for the Killing event.
+		name:   "the kubelet's events get through",
+		pod:    ptr.To[int64](30),
+		events: 24,
+		want:   "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (35s)",
+	}, {
+		name:   "the Pod's grace period",
+		pod:    ptr.To[int64](30),
+		events: 25,
+		want:   "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (1m5s)",
+	}, {
+		name:   "the probe's own",
+		pod:    ptr.To[int64](30),
+		probe:  ptr.To[int64](5),
+		events: 40,
+		want:   "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (40s)",
+	}, {
+		name:   "the API's default",
+		events: 40,
+		want:   "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (1m5s)",
+	}, {
+		name:         "a restart that shows after the probe's own window",
+		pod:          ptr.To[int64](30),
+		events:       40,
+		restartAfter: 50 * time.Second,
+		wantErr:      `container "app" restarted before its new liveness probe passed (restart count 1, was 0); its last run ended with Error, exit code 137`,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				before, stored := changedPods()
+				livenessChanged(before, stored, time.Now())
+				before.Spec.TerminationGracePeriodSeconds = tc.pod
+				stored.Spec.TerminationGracePeriodSeconds = tc.pod
+				stored.Spec.Containers[0].LivenessProbe.TerminationGracePeriodSeconds = tc.probe
+				client, k := newKubelet(t, before)
+				// The kubelet's Normal events of the Pod; its Warning events and
+				// another component's, which the filter counts apart; and one
+				// from before the last burst's refill time.
+				for _, e := range []v1.Event{
+					{ObjectMeta: metav1.ObjectMeta{Name: "web.1"}, Type: v1.EventTypeNormal, Source: v1.EventSource{Component: "kubelet"}, Count: tc.events, LastTimestamp: metav1.NewTime(time.Now().Add(-time.Hour))},
+					{ObjectMeta: metav1.ObjectMeta{Name: "web.2"}, Type: v1.EventTypeWarning, Source: v1.EventSource{Component: "kubelet"}, Count: 30, LastTimestamp: metav1.NewTime(time.Now())},
+					{ObjectMeta: metav1.ObjectMeta{Name: "web.3"}, Type: v1.EventTypeNormal, Source: v1.EventSource{Component: "default-scheduler"}, Count: 30, LastTimestamp: metav1.NewTime(time.Now())},
+					{ObjectMeta: metav1.ObjectMeta{Name: "web.4"}, Type: v1.EventTypeNormal, Source: v1.EventSource{Component: "kubelet"}, Count: 30, LastTimestamp: metav1.NewTime(time.Now().Add(-3 * time.Hour))},
+				} {
+					e.Namespace, e.InvolvedObject = "ns", v1.ObjectReference{Kind: "Pod", Namespace: "ns", Name: "web", UID: before.UID}
+					if _, err := client.CoreV1().Events("ns").Create(context.Background(), &e, metav1.CreateOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				w := &prover{client: client, timeout: 5 * time.Minute, margin: 2 * time.Second}
+				var (
+					got  string
+					err  error
+					done = make(chan struct{})
+				)
+				go func() {
+					defer close(done)
+					got, err = w.prove(context.Background(), before, stored, "app")
+				}()
+				k.report(2, true)
+				if tc.restartAfter > 0 {
+					select {
+					case <-done:
+						// Proven before the restart showed.
+					case <-time.After(tc.restartAfter):
+						k.restart(2)
+					}
+				}
+				<-done
+				checkProof(t, got, err, tc.want, tc.wantErr)
+			})
+		})
+	}
+}
+
 // A startup probe relaxed on a container that its old one kept killing,
 // now in a crash loop, is proven from its next start: the start after the
 // back-off, 160s, is not a restart that fails the proof, and the container

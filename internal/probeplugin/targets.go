@@ -207,6 +207,9 @@ type targets struct {
 	// replicas is how many Pods the workloads ask for, or, without a
 	// workload, the number of Pods: what --max-in-flight=N% is of.
 	replicas int
+	// ownersUnread is why the limits of the workloads of the Pods named or
+	// selected could not be read (owners.limitsOf); nil when they were.
+	ownersUnread error
 
 	// What the command line named, for current: the Pods named, the
 	// workloads, and the selector.
@@ -269,6 +272,7 @@ func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGett
 			t.pods = append(t.pods, pod)
 		}
 	}
+	var direct []*v1.Pod
 	for _, info := range infos {
 		obj, ok := info.Object.(*unstructured.Unstructured)
 		if !ok {
@@ -283,6 +287,7 @@ func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGett
 			if selector == "" {
 				t.named = append(t.named, pod.Name)
 			}
+			direct = append(direct, pod)
 			add(pod)
 			continue
 		}
@@ -306,6 +311,8 @@ func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGett
 	if len(t.workloads) == 0 {
 		t.replicas = len(t.pods)
 	}
+	limits, err := o.limitsOf(ctx, direct, t.objects)
+	t.limits, t.ownersUnread = append(t.limits, limits...), err
 	if len(t.pods)+len(t.skipped) == 0 {
 		return nil, fmt.Errorf("no Pods in namespace %q match -l %s", namespace, selector)
 	}

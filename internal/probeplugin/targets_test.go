@@ -186,6 +186,41 @@ func TestWorkloadPods(t *testing.T) {
 	}
 }
 
+// Pods named or selected keep to the rollout limits of the workloads they
+// belong to, each once, as those workloads named would: a Deployment's
+// through its ReplicaSet, a StatefulSet's; a Pod without a controller has
+// none, and a workload that the command line named is left out, its limit
+// taken already.
+func TestOwnerLimits(t *testing.T) {
+	app := map[string]string{"app": "web"}
+	deployment := &appsv1.Deployment{ObjectMeta: objectMeta("web", "d", app, nil, ""), Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](12)}}
+	rs := &appsv1.ReplicaSet{ObjectMeta: objectMeta("web-1", "rs-1", app, deployment, "Deployment")}
+	rs.OwnerReferences[0].APIVersion = "apps/v1"
+	statefulSet := &appsv1.StatefulSet{ObjectMeta: objectMeta("db", "ss", nil, nil, ""), Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](3)}}
+	owned := func(name string, owner metav1.Object, kind string) *v1.Pod {
+		pod := ownedPod(name, app, owner, kind)
+		if owner != nil {
+			pod.OwnerReferences[0].APIVersion = "apps/v1"
+		}
+		return pod
+	}
+	pods := []*v1.Pod{owned("web-1-a", rs, "ReplicaSet"), owned("web-1-b", rs, "ReplicaSet"), owned("db-0", statefulSet, "StatefulSet"), owned("orphan", nil, "")}
+	o, _ := newTestOwners(t, deployment, rs, statefulSet)
+
+	limits, err := o.limitsOf(context.Background(), pods, nil)
+	want := []limit{
+		{n: 3, why: "maxUnavailable 25% of deployment.apps/web's 12 replicas"},
+		{n: 1, why: "maxUnavailable 1 of statefulset.apps/db's 3 replicas"},
+	}
+	if err != nil || !cmp.Equal(limits, want, cmp.AllowUnexported(limit{})) {
+		t.Errorf("limits %v, %v; want %v", limits, err, want)
+	}
+	limits, err = o.limitsOf(context.Background(), pods, []*unstructured.Unstructured{asUnstructured(t, deployment)})
+	if err != nil || !cmp.Equal(limits, want[1:], cmp.AllowUnexported(limit{})) {
+		t.Errorf("with the Deployment named: limits %v, %v; want %v", limits, err, want[1:])
+	}
+}
+
 // Each kind of controller's Pod template is the one of the Pod's own
 // revision, and a Pod whose controller has none has no template.
 func TestTemplates(t *testing.T) {
