@@ -53,7 +53,7 @@ trap 'rm -rf "${scratch}"' EXIT
 record() {
   echo "${new}" >"${RELEASE}/ported-from"
   kep::tree::range_diff "refs/kep/port-new~${#N[@]}" refs/kep/port-new >"${RELEASE}/range-diff"
-  [[ ! -f "${RELEASE}/prs.md" ]] || python3 "${ROOT}/hack/internal/port-prs.py" "${ROOT}" "${BASE}"
+  [[ ! -f "${RELEASE}/prs.md" ]] || python3 "${ROOT}/hack/internal/port-prs.py" "${RELEASES}" "${BASE}"
   kep::log::status "recorded releases/${BASE}/ported-from, releases/${BASE}/range-diff and the pull requests; review and commit releases/${BASE}/"
 }
 

@@ -119,6 +119,8 @@ suite() {
   local gate=$1 rc=0
   kep::log::status "node tests with MutableContainerProbes=${gate} on the kubelet"
   "${ROOT}/hack/node-up.sh" --no-build --kubelet-gate="${gate}" "${kubelet[@]}" || return 1
+  # What another runtime of the host makes while the node runs.
+  "${ROOT}/hack/internal/node-guest.sh" running || rc=1
   if ((measure)); then
     project_tests "${gate}" || rc=$?
   elif [[ "${gate}" == true ]]; then

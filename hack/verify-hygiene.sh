@@ -26,14 +26,22 @@ for release in "${RELEASES}"/*/; do
 done
 ((${#files[@]})) || fail "no patch in any series of releases/"
 
+# make_patches FILE is the command that exports the series that FILE is a
+# patch of.
+make_patches() {
+  local release=${1#"${RELEASES}/"}
+  release=${release%%/*}
+  if [[ "${release}" == "${DEFAULT_BASE}" ]]; then echo "make patches"; else echo "make patches BASE=${release}"; fi
+}
+
 for f in "${files[@]}"; do
   name=${f#"${ROOT}/"}
   subject=$(git mailinfo /dev/null /dev/null <"${f}" | sed -n 's/^Subject: //p')
   body=$(sed -n '/^$/,/^---$/p' "${f}" | sed '1d;$d' | grep -c '[^[:space:]]' || true)
   [[ "${subject}" =~ ^(KEP-6318|kubelet):\  ]] ||
-    fail "${name}: the subject must start with 'KEP-6318: ', or 'kubelet: ' for a fix of upstream that needs no feature gate (got '${subject}'). Reword the commit in its tree and run 'make patches${MAKE_BASE}'."
+    fail "${name}: the subject must start with 'KEP-6318: ', or 'kubelet: ' for a fix of upstream that needs no feature gate (got '${subject}'). Reword the commit in its tree and run '$(make_patches "${f}")'."
   ((body > 0)) ||
-    fail "${name}: the commit message has no body; say why the change is made. Reword it in its tree and run 'make patches${MAKE_BASE}'."
+    fail "${name}: the commit message has no body; say why the change is made. Reword it in its tree and run '$(make_patches "${f}")'."
   if grep -nE '^Change-Id:|/(work|home|root|tmp|Users)/' "${f}" | grep -v '^[0-9]*:[-+ ]' >&2; then
     fail "${name}: the commit message has a Change-Id or a local path (above)."
   fi
@@ -45,7 +53,7 @@ done
 authors=$(kep::tree::foreign_authors "${files[@]}")
 if [[ -n "${authors}" ]]; then
   printf '%s\n' "${authors}" >&2
-  fail "the patches above are not by '${SERIES_AUTHOR_NAME} <${SERIES_AUTHOR_EMAIL}>', the series' one author. Run 'make patches${MAKE_BASE}' (it writes that author), and commit."
+  fail "the patches above are not by '${SERIES_AUTHOR_NAME} <${SERIES_AUTHOR_EMAIL}>', the series' one author. Run 'make patches' with the BASE of each (it writes that author), and commit."
 fi
 
 for release in $(kep::tree::releases); do

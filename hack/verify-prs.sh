@@ -11,9 +11,9 @@ source "${ROOT}/hack/lib/tree.sh"
 
 failed=()
 for release in $(kep::tree::releases); do
-  prs="${ROOT}/releases/${release}/prs.md"
+  prs="${RELEASES}/${release}/prs.md"
   [[ -f "${prs}" ]] || continue
-  patches=$(find "${ROOT}/releases/${release}/patches" -name '*.patch' | wc -l)
+  patches=$(find "${RELEASES}/${release}/patches" -name '*.patch' | wc -l)
   # The commit ranges, in order, must be 1-A, A+1-B, ..., ending at the last patch.
   ranges=$(sed -n 's/^- commits: \([0-9]*\)-\([0-9]*\)$/\1 \2/p' "${prs}")
   next=1
@@ -32,7 +32,7 @@ for release in $(kep::tree::releases); do
     continue
   fi
   if [[ "${release}" != master ]]; then
-    python3 "${ROOT}/hack/internal/port-prs.py" "${ROOT}" "${release}" --check || failed+=("${release}")
+    python3 "${ROOT}/hack/internal/port-prs.py" "${RELEASES}" "${release}" --check || failed+=("${release}")
   fi
 done
 ((${#failed[@]} == 0)) || kep::log::error_exit "prs: releases ${failed[*]} (above)."

@@ -7,16 +7,18 @@ texts, with the base's release where a text names one. Only master's file is
 edited by hand; make port runs this when it records a port, and make verify (prs) checks
 that each port's file is what it writes.
 
-    hack/internal/port-prs.py ROOT BASE           write releases/BASE/prs.md
-    hack/internal/port-prs.py ROOT BASE --check   fail if it differs
+    hack/internal/port-prs.py RELEASES BASE           write RELEASES/BASE/prs.md
+    hack/internal/port-prs.py RELEASES BASE --check   fail if it differs
+
+RELEASES is the releases/ directory (the harness's self-test works on a copy).
 """
 import re
 import sys
 
-root, base = sys.argv[1:3]
+releases, base = sys.argv[1:3]
 check = sys.argv[3:] == ["--check"]
-version = re.search(r"^KUBE_VERSION=(\S+)$", open(f"{root}/releases/{base}/upstream.env").read(), re.M).group(1)
-master = open(f"{root}/releases/master/prs.md").read()
+version = re.search(r"^KUBE_VERSION=(\S+)$", open(f"{releases}/{base}/upstream.env").read(), re.M).group(1)
+master = open(f"{releases}/master/prs.md").read()
 
 # The texts of the pull requests, and the owner's section, from master's file.
 body = master[master.index("## The feature gate's owner"):]
@@ -41,10 +43,10 @@ kubernetes/enhancements#6318, and the amendment each pull request needs is in
 this repository's [KEP.md](../../KEP.md#the-kep-amendment).
 
 """
-path = f"{root}/releases/{base}/prs.md"
+path = f"{releases}/{base}/prs.md"
 if check:
     if open(path).read() != header + body:
         sys.exit(f"releases/{base}/prs.md is not releases/master/prs.md's texts for {version}: "
-                 f"run hack/internal/port-prs.py . {base} (make port BASE={base} does)")
+                 f"run hack/internal/port-prs.py releases {base} (make port BASE={base} does)")
 else:
     open(path, "w").write(header + body)

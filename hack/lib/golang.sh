@@ -47,7 +47,7 @@ JUNIT_DIR="${OUTPUT}/junit"
 # --verbose), and writes JUNIT_DIR/NAME.xml, through gotestsum at the version
 # hack/tools/go.mod pins.
 kep::golang::gotest() {
-  local name=$1 format=standard-quiet gotestsum="${OUTPUT}/tools/gotestsum"
+  local name=$1 format=standard-quiet gotestsum="${OUTPUT}/tools/${GOTOOLCHAIN}/gotestsum"
   shift
   if [[ "${1:-}" == --verbose ]]; then
     format=standard-verbose
@@ -185,9 +185,9 @@ kep::golang::build_binaries() (
     while read -r file; do
       mkdir -p "${scratch}/$(dirname "${file}")"
       cp "${file}" "${scratch}/${file}"
-      replace+=("${KUBE_ROOT}/${file}" "${scratch}/${file}")
+      replace+=("${PWD}/${file}" "${scratch}/${file}")
     done < <(sed -n 's|^+++ b/||p' "${patch}")
-    patch -s -p1 -d "${scratch}" <"${patch}" || kep::log::error_exit "${patch} does not apply to ${KUBE_ROOT#"${ROOT}/"}"
+    patch -s -p1 -d "${scratch}" <"${patch}" || kep::log::error_exit "${patch} does not apply to ${tree#"${ROOT}/"}"
     kep::golang::write_overlay "${scratch}/overlay.json" "${replace[@]}"
     overlay=(-overlay "${scratch}/overlay.json")
     kep::log::status "building with ${patch#"${ROOT}/"}"

@@ -235,11 +235,15 @@ kep::node::make_cgroups() {
 }
 
 # kep::node::mine filters the lines of a host snapshot section down to what
-# the node could have created there: mounts under its directories and the
-# paths that the kubelet and containerd use, and its bridge and the Pods'
-# veth devices. The rest of the host may change while the node runs.
+# the node makes on the host: mounts under its directory, and its bridge. It
+# runs in mount and network namespaces of its own, so the host's other mounts
+# and devices (another runtime's /run/containerd or veth devices) are never
+# its own, and may change while it runs.
 kep::node::mine() {
-  grep -E "^(${NODE_DIR}|/run/containerd|/run/netns|/var/lib/kubelet|/var/lib/containerd|/var/log/pods)(/|$)|^(${NODE_BRIDGE}|veth[0-9a-f]+)(@|$)" || true
+  awk -v dir="${NODE_DIR}" -v bridge="${NODE_BRIDGE}" '
+    index($0, dir) == 1 && (length($0) == length(dir) || substr($0, length(dir) + 1, 1) == "/") { print; next }
+    $0 == bridge || index($0, bridge "@") == 1 { print }
+  '
 }
 
 # kep::node::host_snapshot prints what the node must leave as it found it: the

@@ -182,43 +182,46 @@ kep::tree::am_in_progress_error() {
 }
 
 # kep::tree::side_branches prints the branches of _output/kubernetes with
-# commits that neither HEAD nor the last apply or export (SYNCED_REF) has.
+# commits that neither HEAD nor the last apply or export (SYNCED_REF) has,
+# but for the pull requests' branches (kep-6318/*), which make pr writes
+# again from the series.
 kep::tree::side_branches() {
-  local branch synced
-  synced=$(kep::tree::git rev-parse --verify -q "${SYNCED_REF}" || kep::tree::base_commit)
-  kep::tree::git for-each-ref --format='%(refname:short)' refs/heads/ | while IFS= read -r branch; do
-    if [[ -n "$(kep::tree::git rev-list -n 1 "refs/heads/${branch}" ^HEAD "^${synced}")" ]]; then
-      echo "${branch}"
-    fi
+  local branch synced branches=() commit
+  synced=$(kep::tree::git rev-parse --verify -q "${SYNCED_REF}" || kep::tree::base_commit) || return
+  kep::util::lines branches kep::tree::git for-each-ref --format='%(refname:short)' refs/heads/ || return
+  for branch in "${branches[@]}"; do
+    [[ "${branch}" != kep-6318/* ]] || continue
+    commit=$(kep::tree::git rev-list -n 1 "refs/heads/${branch}" ^HEAD "^${synced}") || return
+    [[ -z "${commit}" ]] || echo "${branch}"
   done
 }
 
 # kep::tree::lost_work prints what removing _output/kubernetes would lose, and
-# how to keep it; nothing when it would lose nothing. make clean runs it for
-# each base.
+# how to keep it; nothing when it would lose nothing. It fails when it cannot
+# tell. make clean runs it for each base.
 kep::tree::lost_work() {
   [[ -d "${KUBE_ROOT}/.git" ]] && kep::tree::base_commit >/dev/null || return 0
-  local lost
-  lost=$(
-    if kep::tree::am_in_progress; then
-      echo "- a git am session: finish it ('git -C ${TREE} am --continue', then 'make patches${MAKE_BASE}') or abort it ('git -C ${TREE} am --abort')."
-    fi
-    work=$(kep::tree::unexported_work)
-    if [[ -n "${work}" ]]; then
-      echo "- work that is not in ${SERIES}/; keep it with 'make patches${MAKE_BASE}' (commit uncommitted changes first):"
-      printf '    %s\n' "${work//$'\n'/$'\n'    }"
-    fi
-    stashes=$(kep::tree::git stash list)
-    if [[ -n "${stashes}" ]]; then
-      echo "- $(wc -l <<<"${stashes}") stashes; keep them with 'git -C ${TREE} stash pop', a commit and 'make patches${MAKE_BASE}', or drop them with 'git -C ${TREE} stash clear':"
-      printf '    %s\n' "${stashes//$'\n'/$'\n'    }"
-    fi
-    for branch in $(kep::tree::side_branches); do
-      echo "- the branch ${branch}, with commits in no series; keep them by rebasing them onto HEAD ('git -C ${TREE} rebase HEAD ${branch}') and 'make patches${MAKE_BASE}', or delete it ('git -C ${TREE} branch -D ${branch}'):"
-      kep::tree::git log --oneline -n 5 "refs/heads/${branch}" ^HEAD | sed 's/^/    /'
-    done
-  ) || return
-  [[ -z "${lost}" ]] || printf '%s holds work that removing _output/ would lose:\n%s\n' "${TREE}" "${lost}"
+  local items=() work stashes branches=() branch rc=0
+  if kep::tree::am_in_progress; then
+    items+=("- a git am session: finish it ('git -C ${TREE} am --continue', then 'make patches${MAKE_BASE}') or abort it ('git -C ${TREE} am --abort').")
+  fi
+  # unexported_work says with 2 that it could not compare, in what it prints.
+  work=$(kep::tree::unexported_work) || rc=$?
+  ((rc == 0 || rc == 2)) || return "${rc}"
+  if [[ -n "${work}" ]]; then
+    items+=("- work that is not in ${SERIES}/; keep it with 'make patches${MAKE_BASE}' (commit uncommitted changes first):" "    ${work//$'\n'/$'\n'    }")
+  fi
+  stashes=$(kep::tree::git stash list) || return
+  if [[ -n "${stashes}" ]]; then
+    items+=("- $(wc -l <<<"${stashes}") stashes; keep them with 'git -C ${TREE} stash pop', a commit and 'make patches${MAKE_BASE}', or drop them with 'git -C ${TREE} stash clear':" "    ${stashes//$'\n'/$'\n'    }")
+  fi
+  kep::util::lines branches kep::tree::side_branches || return
+  for branch in "${branches[@]}"; do
+    items+=("- the branch ${branch}, with commits in no series; keep them by rebasing them onto HEAD ('git -C ${TREE} rebase HEAD ${branch}') and 'make patches${MAKE_BASE}', or delete it ('git -C ${TREE} branch -D ${branch}'):")
+    work=$(kep::tree::git log --oneline -n 5 "refs/heads/${branch}" ^HEAD) || return
+    items+=("    ${work//$'\n'/$'\n'    }")
+  done
+  ((${#items[@]} == 0)) || printf '%s holds work that removing _output/ would lose:\n%s\n' "${TREE}" "$(printf '%s\n' "${items[@]}")"
 }
 
 # kep::tree::ensure_checkout makes sure _output/kubernetes exists, creating it from
