@@ -142,16 +142,13 @@ func (r *runner) check(ctx context.Context, pr *podRun) {
 		}
 		got := r.prober.try(ctx, pr.pod, c, probe)
 		if got.dropped {
-			// A container that started within the time the new probe
-			// gives it to start may not listen yet, as a crash-looping
-			// one started again seconds ago; and a crash-looping one runs
-			// a second or two: one killed before the try reached it
-			// refuses the connection. Neither is an answer of the new
-			// probe: the proof after the change judges it, as when the
-			// API server cannot reach the Pod.
-			since, running := startedSince(pr.pod, container, time.Now())
-			if grace := startGrace(probe); running && since < grace {
-				got = tried{notTried: fmt.Sprintf("the container started %s ago and did not answer (%s); the new probe gives it %s to start", since, got.answer, grace)}
+			// A container that is starting, or in a restart loop, may not
+			// listen yet, or may stop before the try reaches it: a
+			// refused or dropped connection is no answer of the new
+			// probe then, and the proof after the change judges it, as
+			// when the API server cannot reach the Pod.
+			if why := notListening(pr.pod, container, probe, time.Now()); why != "" {
+				got = tried{notTried: fmt.Sprintf("%s, and did not answer (%s)", why, got.answer)}
 			} else if how := r.stoppedSince(ctx, pr.pod, container); how != "" {
 				got = tried{notTried: fmt.Sprintf("the container %s while it was tried (%s)", how, got.answer)}
 			}
@@ -193,14 +190,30 @@ func startGrace(probe *v1.Probe) time.Duration {
 	return time.Duration(probe.InitialDelaySeconds+max(probe.FailureThreshold, 1)*max(probe.PeriodSeconds, 1)) * time.Second
 }
 
-// startedSince is how long before now the container of the Pod started,
-// rounded to the second; false when it does not run.
-func startedSince(pod *v1.Pod, container string, now time.Time) (time.Duration, bool) {
+// restartLoop is how long after a container's last run ended it counts as
+// in a restart loop: the kubelet starts its back-off from 10 s again after a
+// run of 10 minutes.
+const restartLoop = 10 * time.Minute
+
+// notListening says why a container, as read before a try, may not listen
+// on the port it refused or dropped: it started within the time the new
+// probe gives it to start (its initialDelaySeconds, then failureThreshold
+// periods) and is not Ready yet, or it is in a restart loop, where it runs a
+// second or two, or not yet, whatever its status said when it was read. It
+// is "" for any other container: a Ready container that has not stopped
+// lately serves, and nothing listens on a port it refuses.
+func notListening(pod *v1.Pod, container string, probe *v1.Probe, now time.Time) string {
 	status := containerStatus(pod, container)
-	if status == nil || status.State.Running == nil || status.State.Running.StartedAt.IsZero() {
-		return 0, false
+	if status == nil {
+		return ""
 	}
-	return now.Sub(status.State.Running.StartedAt.Time).Round(time.Second), true
+	if running := status.State.Running; running != nil && !status.Ready && now.Sub(running.StartedAt.Time) < startGrace(probe) {
+		return "the container is starting, within the time the new probe gives it to start, and is not Ready yet"
+	}
+	if ended := status.LastTerminationState.Terminated; status.RestartCount > 0 && ended != nil && now.Sub(ended.FinishedAt.Time) < restartLoop {
+		return "the container is in a restart loop"
+	}
+	return ""
 }
 
 // stopGrace is how long after a dropped try the pre-check reads the Pod

@@ -854,7 +854,11 @@ func remainingDelay(p *v1.Probe, status *v1.ContainerStatus, now time.Time) time
 	if status != nil && status.State.Running != nil && !status.State.Running.StartedAt.IsZero() {
 		delay -= now.Sub(status.State.Running.StartedAt.Time)
 	}
-	return max(delay, 0)
+	if delay <= 0 {
+		return 0
+	}
+	// In whole seconds, rounded up: the window is said to the second.
+	return (delay + time.Second - 1).Truncate(time.Second)
 }
 
 // errReadinessFailed is a Ready container that the new readiness probe

@@ -78,8 +78,8 @@ func TestWindow(t *testing.T) {
 	}
 }
 
-// The kubelet counts an added probe's initial delay from the container's
-// start: the part still to come lengthens the window.
+// The kubelet counts a probe's initial delay from the container's start:
+// the part still to come lengthens the window, in whole seconds, rounded up.
 func TestRemainingDelay(t *testing.T) {
 	now := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
 	probe := &v1.Probe{InitialDelaySeconds: 30}
@@ -89,6 +89,8 @@ func TestRemainingDelay(t *testing.T) {
 		want    time.Duration
 	}{
 		{"started 10s ago", now.Add(-10 * time.Second), 20 * time.Second},
+		{"started 10.6s ago", now.Add(-10600 * time.Millisecond), 20 * time.Second},
+		{"started 10.2s ago", now.Add(-10200 * time.Millisecond), 20 * time.Second},
 		{"started a minute ago", now.Add(-time.Minute), 0},
 		{"start not reported", time.Time{}, 30 * time.Second},
 	} {

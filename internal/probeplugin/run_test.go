@@ -675,13 +675,15 @@ func TestPrecheckUnreachableGoesOn(t *testing.T) {
 }
 
 // A try that the container refused, reset or closed before it answered is
-// no answer of the new probe when the container started within the time the
-// new probe gives it to start, its initialDelaySeconds and failureThreshold
-// periods: the kubelet would not restart it for that either, and a
-// crash-looping container, started again seconds ago, may not listen yet.
-// The probe was not tried, at once, and the proof after the change judges
-// it. A container that started before that refused the try itself, and
-// one that answered answered: those refuse the Pod.
+// no answer of the new probe when the container is starting (within the
+// time the new probe gives it to start, its initialDelaySeconds and
+// failureThreshold periods, and not Ready yet: the kubelet would not
+// restart it for that either), or in a restart loop (its last run ended
+// within 10 minutes), where it may not listen yet, or stop before the try
+// reaches it, whatever its status said. The probe was not tried, at once,
+// and the proof after the change judges it. A Ready container that has not
+// stopped lately refused the try itself, and one that answered answered:
+// those refuse the Pod.
 func TestPrecheckContainerStarting(t *testing.T) {
 	refused := tried{answer: "connection refused", dropped: true}
 	for _, tc := range []struct {
@@ -691,19 +693,34 @@ func TestPrecheckContainerStarting(t *testing.T) {
 		// initialDelay is the new probe's initialDelaySeconds; it has
 		// failureThreshold 3 and periodSeconds 10.
 		initialDelay int32
+		// ready and restarts are the container's Ready and restart count,
+		// and ended how long ago its last run ended; unless ready,
+		// restarts is 3, and it never ran before.
+		ready    bool
+		restarts int32
+		ended    time.Duration
 		// notTried is why the pre-check did not try the probe; "" when it
 		// refused the Pod.
 		notTried string
 	}{{
 		name: "started 3s ago", got: refused, started: 3 * time.Second,
-		notTried: "the container started 3s ago and did not answer (connection refused); the new probe gives it 30s to start",
+		notTried: "the container is starting, within the time the new probe gives it to start, and is not Ready yet, and did not answer (connection refused)",
 	}, {
 		name: "started 40s ago, within the initial delay", got: refused, started: 40 * time.Second, initialDelay: 20,
-		notTried: "the container started 40s ago and did not answer (connection refused); the new probe gives it 50s to start",
+		notTried: "the container is starting, within the time the new probe gives it to start, and is not Ready yet, and did not answer (connection refused)",
 	}, {
 		name: "started 31s ago", got: refused, started: 31 * time.Second,
 	}, {
 		name: "started 3s ago, answered", got: tried{answer: "answered 500 Internal Server Error"}, started: 3 * time.Second,
+	}, {
+		// Ready, and never stopped: it serves, and nothing listens on
+		// the port.
+		name: "started 3s ago, Ready, never restarted", got: refused, started: 3 * time.Second, ready: true,
+	}, {
+		name: "started 3s ago, Ready, its last run ended 5s ago", got: refused, started: 3 * time.Second, ready: true, restarts: 3, ended: 5 * time.Second,
+		notTried: "the container is in a restart loop, and did not answer (connection refused)",
+	}, {
+		name: "Ready, its last run ended 11m ago", got: refused, started: 10 * time.Minute, ready: true, restarts: 3, ended: 11 * time.Minute,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -713,7 +730,14 @@ func TestPrecheckContainerStarting(t *testing.T) {
 				pod.Spec.Containers[0].LivenessProbe.InitialDelaySeconds = tc.initialDelay
 				pod.Status.Phase = v1.PodRunning
 				started := metav1.NewTime(time.Now().Add(-tc.started))
-				pod.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", RestartCount: 3, ContainerID: "containerd://1", State: v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: started}}}}
+				restarts := tc.restarts
+				if !tc.ready {
+					restarts = 3
+				}
+				pod.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", Ready: tc.ready, RestartCount: restarts, ContainerID: "containerd://1", State: v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: started}}}}
+				if tc.ended > 0 {
+					pod.Status.ContainerStatuses[0].LastTerminationState.Terminated = &v1.ContainerStateTerminated{ExitCode: 137, FinishedAt: metav1.NewTime(time.Now().Add(-tc.ended))}
+				}
 				c := newCluster(pod)
 				r, _, errOut := newRunner(c, moveLiveness)
 				r.prober = proberFunc(func(context.Context, *v1.Pod, *v1.Container, *v1.Probe) tried { return tc.got })

@@ -777,8 +777,8 @@ func TestMeasurePluginCrashLoop(t *testing.T) {
 			lastStart = s.State.Running.StartedAt.Time
 		}
 	}
-	t.Logf("measure: crash loop: kubectl probe %s, %d Pods: %s, %d waits for Ready Pods before a batch; the pre-check: %s; the first Pod: %s",
-		strings.Join(args, " "), replicas, elapsed.Round(100*time.Millisecond), strings.Count(out, "batches: waiting for Pods to turn Ready"), cmp.Or(strings.TrimSpace(firstLine(out, "pre-check: the new liveness probe was not tried")), "tried on every Pod"), strings.TrimSpace(first))
+	t.Logf("measure: crash loop: kubectl probe %s, %d Pods: %s, %d waits for Ready Pods before a batch; %s; the first Pod: %s",
+		strings.Join(args, " "), replicas, elapsed.Round(100*time.Millisecond), strings.Count(out, "batches: waiting for Pods to turn Ready"), cmp.Or(strings.TrimSpace(firstLine(out, "pre-check: the new liveness probe was not tried")), "pre-check: tried on every Pod"), strings.TrimSpace(first))
 	t.Logf("measure: crash loop: the restarts stopped %s after the command started, when the last container that kept running started; the old probe's last kill ended %s after the start; %d Pods waited out a back-off after the command had ended; restart counts up to %d; %s",
 		lastStart.Sub(start).Round(time.Second), lastKill.Sub(start).Round(time.Second), waited, highest, perPod(requests, replicas))
 }
