@@ -4,7 +4,7 @@
 SHELL := /usr/bin/env bash
 WHAT ?=
 
-.PHONY: checkout patches port pr test test-e2e test-integration test-node test-docs test-upstream-e2e measure-node test-series test-differential test-fuzz bench verify update-generated build install-plugin run node-up node-down clean help
+.PHONY: checkout patches port pr test test-e2e test-integration test-node test-docs test-upstream-e2e measure-node test-series test-differential test-fuzz bench verify verify-tree update-generated build install-plugin run node-up node-down clean help
 
 # A bare make prints the targets and the settings.
 .DEFAULT_GOAL := help
@@ -82,6 +82,9 @@ bench: ## Run the same benchmarks in the base and the patched tree, interleaved,
 
 verify: ## Run the checks, hack/verify-*.sh (WHAT=<check> for some): the quick ones first, then the series, upstream's checks and generated files.
 	@WHAT="$(WHAT)" hack/verify.sh
+
+verify-tree: ## Run the checks of the tree only: upstream's generated files and verify scripts in _output/kubernetes (BASE=1.37: the port's tree).
+	@hack/verify.sh --tree
 
 update-generated: ## Regenerate upstream's generated files (API docs, OpenAPI, apply configurations, generated.proto, api/openapi-spec) inside _output/kubernetes (WHAT=codegen, protobuf, openapi-spec).
 	@WHAT="$(WHAT)" hack/update-generated.sh

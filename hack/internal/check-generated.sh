@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that upstream's generators leave the tree of BASE at HEAD
 # unchanged, in a scratch worktree, the way upstream's hack/verify-*.sh do
-# (hack/verify-generated.sh runs it for each base):
+# (hack/verify-generated.sh runs it on each tree make verify checks):
 #
 #   codegen        hack/update-codegen.sh swagger openapi applyconfigs, what
 #                  'hack/verify-codegen.sh swagger openapi applyconfigs' checks
@@ -86,6 +86,6 @@ for step in "${steps[@]}"; do
 done
 
 if ((${#failed[@]})); then
-  kep::log::error_exit "generated files are out of date or could not be generated: ${failed[*]}. Run 'make update-generated BASE=${BASE}' (WHAT='${failed[*]}' for those only), commit the result in ${TREE} with the patch it belongs to, and run 'make patches${MAKE_BASE}'."
+  kep::log::error_exit "generated files are out of date or could not be generated: ${failed[*]}. Run 'make update-generated BASE=${BASE}' (WHAT='${failed[*]}' for those only), commit the result in ${TREE} with the patch it belongs to, and run 'make patches${MAKE_BASE}'$([[ -z "${PORT_FROM:-}" ]] || echo " and 'BASE=${BASE} hack/port.sh record'")."
 fi
 kep::log::status "verify-generated: generated files are up to date"
