@@ -89,7 +89,7 @@ verify-tree: ## Run the checks of the tree only: upstream's generated files and 
 update-generated: ## Regenerate upstream's generated files (API docs, OpenAPI, apply configurations, generated.proto, api/openapi-spec) inside _output/kubernetes (WHAT=codegen, protobuf, openapi-spec).
 	@WHAT="$(WHAT)" hack/update-generated.sh
 
-build: ## Build kube-apiserver, kubelet and kubectl from the patched tree, and the kubectl plugin kubectl-probe, into _output/bin.
+build: ## Build kube-apiserver, kubelet and kubectl from the patched tree, and the kubectl plugin kubectl-probe, into _output/bin (BASE=1.37: _output/bin/1.37; WHAT=cmd/kubelet for one).
 	@WHAT="$(WHAT)" hack/build.sh
 
 install-plugin: ## Install the kubectl plugin, kubectl-probe, with go install into go env GOBIN (default ~/go/bin), which must be on PATH for kubectl probe, and its completion, kubectl_complete-probe, beside it.

@@ -12,6 +12,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 source "${ROOT}/hack/lib/node.sh"
 
 (($#)) || set -- bash
+kep::node::init_pid >/dev/null || kep::log::error_exit "the node is not running (make node-up starts it)"
+# The binaries the node runs, whatever BASE this shell has: the options it
+# was started with name them.
+kube_bin=$(
+  # shellcheck source=/dev/null
+  source "${NODE_ENV}"
+  echo "${NODE_KUBE_BIN}"
+)
 kep::node::exec env KUBECONFIG="${NODE_CONF}/admin.kubeconfig" \
   CONTAINERD_ADDRESS=/run/containerd/containerd.sock CONTAINERD_NAMESPACE=k8s.io \
-  PATH="${BIN}:${NODE_BIN}:${PATH}" "$@"
+  PATH="${kube_bin}:${NODE_BIN}:${PATH}" "$@"

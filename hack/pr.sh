@@ -179,6 +179,6 @@ fi
 
 # Each branch on its own: the packages it changes since the branch before it
 # build and pass.
-kep::golang::test_stack "${OUTPUT}/pr-check" pr \
+kep::golang::test_stack "${OUTPUT}/pr-check/${BASE}" pr \
   "fix its commits in ${TREE}, 'make patches${MAKE_BASE}', and run 'make pr${MAKE_BASE}' again." "${branches[@]}"
 kep::log::status "pr: ${#branches[@]} branches in ${TREE} (kep-6318/*), by ${NAME} <${EMAIL}>; their texts in ${out#"${ROOT}/"}/. Push them to your fork in this order, and open each pull request on the one before."

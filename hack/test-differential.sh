@@ -18,7 +18,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # shellcheck source=hack/lib/sidebyside.sh
 source "${ROOT}/hack/lib/sidebyside.sh"
 
-work="${OUTPUT}/differential"
+work="${OUTPUT}/differential/${BASE}"
 kep::sidebyside::run "${work}"
 
 seed=${KEP_DIFF_SEED:-1}

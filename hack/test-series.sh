@@ -15,6 +15,6 @@ kep::util::lines commits kep::tree::git rev-list --reverse "$(kep::tree::base_co
 ((${#commits[@]})) || kep::log::error_exit "${TREE} has no commits on ${BASE_TAG}: nothing to bisect. 'make checkout${MAKE_BASE}' applies ${SERIES}/."
 [[ -z "$(kep::tree::git status --porcelain --untracked-files=no)" ]] ||
   kep::log::status "series: the commits of ${TREE}; its uncommitted changes are in none of them"
-kep::golang::test_stack "${OUTPUT}/series" series \
+kep::golang::test_stack "${OUTPUT}/series/${BASE}" series \
   "fix that commit in ${TREE} so that each commit builds and passes, then run 'make patches${MAKE_BASE}'." "${commits[@]}"
 kep::log::status "series: every patch builds and passes the tests of the packages it changes"

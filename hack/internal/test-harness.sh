@@ -310,6 +310,14 @@ chmod +x "${work}/root/hack/verify-planted.sh"
 check "make verify finds a new check by its name" \
   eval '"${work}/root/hack/verify.sh" --list >"${work}/out" 2>&1 && [[ "$(tail -n +10 "${work}/out")" == *planted* ]] && [[ "$(head -n 9 "${work}/out")" != *planted* ]]'
 
+# kep::util::trap_add chains the traps of its own shell only: in a subshell,
+# not the one it was forked from, which runs when that shell exits.
+trap_order() {
+  bash -c 'source "$1/hack/lib/init.sh"; trap "echo parent" EXIT; (kep::util::trap_add "echo first" EXIT; kep::util::trap_add "echo second" EXIT); echo after' - "${ROOT}"
+}
+check "trap_add in a subshell chains the subshell's own traps, not its parent's" \
+  eval '[[ "$(trap_order 2>&1)" == "$(printf "second\nfirst\nafter\nparent")" ]]'
+
 # make pr: no identity, no pull request; a placeholder is no identity.
 pr() { HARNESS_OUTPUT="${work}/pr-output" "${ROOT}/hack/pr.sh" </dev/null >"${work}/out" 2>&1; }
 mkdir -p "${work}/pr-output"

@@ -153,8 +153,10 @@ kep::golang::build_binaries() (
   # which commit of which tree this is; the base's own commit, unpatched, is
   # stamped as the release alone. Only the link step reads these.
   commit=$(git rev-parse HEAD)
+  # Dirty as upstream's says it (any change, untracked files too), or built
+  # with a patch.
   state=clean
-  [[ -z "$(git status --porcelain --untracked-files=no)" ]] || state=dirty
+  [[ -z "${patch}" && -z "$(git status --porcelain)" ]] || state=dirty
   if [[ -z "${patch}" && "${commit}" == "$(git rev-parse "${BASE_TAG}^{commit}")" ]]; then
     suffix=""
   fi

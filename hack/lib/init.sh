@@ -85,6 +85,10 @@ kep::util::lines() {
 # cleans up after itself never drops its caller's trap, nor the caller its.
 kep::util::trap_add() {
   local cmd=$1 signal=$2 previous=()
+  # In a subshell, trap -p prints the traps of the shell it was forked from,
+  # which do not run in it, until it sets one of its own: setting one first
+  # (RETURN's, reset) leaves only the subshell's own to chain.
+  trap - RETURN
   # trap -p prints the trap as a quoted trap command: trap -- 'CMD' SIGNAL.
   eval "previous=($(trap -p "${signal}"))"
   # shellcheck disable=SC2064 # the commands are joined now, and run later

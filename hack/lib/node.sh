@@ -3,7 +3,10 @@
 #
 # The node runs containerd, runc and the CNI bridge plugin from the Go module
 # proxy, and etcd, kube-apiserver, kube-controller-manager, kube-scheduler
-# and the kubelet from the patched tree. Everything lives under _output/node.
+# and the kubelet from the patched tree (or, for the skew test, the base's).
+# Its files live under _output/node; on the host it makes only its cgroup
+# root (NODE_CGROUP_ROOT) and sets the kubelet's sysctls, which teardown
+# removes and restores.
 
 # Sourced once, whatever sources it.
 [[ " ${HARNESS_SOURCED:-} " != *" node "* ]] || return 0
@@ -36,8 +39,9 @@ NODE_INIT_PIDFILE="${NODE_DIR}/init.pid"
 # (kep::node::host_snapshot) and restored on teardown.
 NODE_SYSCTLS=(vm.overcommit_memory kernel.panic kernel.panic_on_oops)
 # The kubelet's cgroupRoot: the node's Pods live under it, in each cgroup
-# hierarchy, apart from those of any other kubelet on the host (kubepods).
-NODE_CGROUP_ROOT=kep-6318
+# hierarchy, apart from those of any other kubelet on the host (kubepods),
+# and of the node of another clone of the project (a root for each NODE_DIR).
+NODE_CGROUP_ROOT="kep-6318-$(printf '%s' "${NODE_DIR}" | sha256sum | cut -c1-8)"
 
 NODE_NAME=kep-node
 # The host port on 127.0.0.1 where cmd/node-forward exposes the API server.
