@@ -31,24 +31,14 @@ pids_in_cgroups() {
   done
 }
 
-# kill_file FILE PATH kills the process whose PID FILE holds, if it is still
-# the node's: one of its arguments is PATH, the file this clone ran it from. A
-# PID that was reused by another process since is left alone.
+# kill_file FILE kills the process whose PID FILE holds (kep::node::pid_record),
+# if it is still that process: one that reused the PID since is left alone.
 kill_file() {
-  local file=$1 path=$2 pid arg args=()
-  [[ -f "${file}" ]] || return 0
-  pid=$(cat "${file}")
-  if [[ "${pid}" =~ ^[0-9]+$ ]] && mapfile -d '' args <"/proc/${pid}/cmdline" 2>/dev/null && ((${#args[@]})); then
-    for arg in "${args[@]}"; do
-      if [[ "${arg}" == "${path}" ]]; then
-        kill -KILL "${pid}" 2>/dev/null || true
-        rm -f "${file}"
-        return 0
-      fi
-    done
-    kep::log::status "not killing PID ${pid} from ${file##*/}: it now runs '${args[*]}', not ${path}"
+  local pid
+  if pid=$(kep::node::pid_of "$1"); then
+    kill -KILL "${pid}" 2>/dev/null || true
   fi
-  rm -f "${file}"
+  rm -f "$1"
 }
 
 wait_gone() {
@@ -67,11 +57,11 @@ main() {
   local failed=0 ns=""
   [[ -f "${NODE_DIR}/pidns" ]] && ns=$(cat "${NODE_DIR}/pidns")
 
-  kill_file "${NODE_DIR}/forward.pid" "${NODE_BIN}/node-forward"
+  kill_file "${NODE_DIR}/forward.pid"
   # Killing the namespace's init kills every process in the namespace,
   # including containerd's shims and, nested below, the containers.
-  kill_file "${NODE_INIT_PIDFILE}" "${ROOT}/hack/internal/node-init.sh"
-  kill_file "${NODE_DIR}/unshare.pid" "${ROOT}/hack/internal/node-init.sh"
+  kill_file "${NODE_INIT_PIDFILE}"
+  kill_file "${NODE_DIR}/unshare.pid"
   if [[ -n "${ns}" ]]; then
     wait_gone "processes in ${ns}" pids_in_namespace "${ns}" || failed=1
     rm -f "${NODE_DIR}/pidns"

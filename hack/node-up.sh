@@ -195,16 +195,16 @@ main() {
     -- "${ROOT}/hack/internal/node-init.sh" >"${NODE_LOGS}/init.log" 2>&1 </dev/null &
   unshare_pid=$!
   local init
-  echo "${unshare_pid}" >"${NODE_DIR}/unshare.pid"
+  kep::node::pid_record "${unshare_pid}" >"${NODE_DIR}/unshare.pid"
   wait_until "the node's init" 10 pgrep -P "${unshare_pid}"
   init=$(pgrep -P "${unshare_pid}")
-  echo "${init}" >"${NODE_INIT_PIDFILE}"
+  kep::node::pid_record "${init}" >"${NODE_INIT_PIDFILE}"
   readlink "/proc/${init}/ns/pid" >"${NODE_DIR}/pidns"
 
   setsid "${NODE_BIN}/node-forward" -netns "/proc/${init}/ns/net" \
     -listen "127.0.0.1:${NODE_API_PORT}" -target "${NODE_IP}:6443" \
     >"${NODE_LOGS}/node-forward.log" 2>&1 </dev/null &
-  echo "$!" >"${NODE_DIR}/forward.pid"
+  kep::node::pid_record "$!" >"${NODE_DIR}/forward.pid"
 
   local kc=("${BIN}/kubectl" --kubeconfig "${NODE_KUBECONFIG}")
   wait_until "kube-apiserver /readyz" 120 "${kc[@]}" get --raw /readyz

@@ -13,8 +13,10 @@
 #   hack/verify.sh --skip-leaves          every check, but not on the tree at
 #                                         the end of a port chain: CI checks
 #                                         it beside the node (.ci/run)
-#   hack/verify.sh --tree                 the checks of a tree, on BASE's only
-#                                         (make verify-tree)
+#   hack/verify.sh --tree                 the checks of a tree, on BASE's only,
+#                                         as it is: the generated files of
+#                                         its HEAD, upstream's scripts on its
+#                                         files (make verify-tree)
 #   hack/verify.sh --list                 the checks, in the order they run
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh

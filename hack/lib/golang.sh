@@ -69,14 +69,18 @@ INTEGRATION_PACKAGES='^\./test/integration(/|$)'
 # finds its fixtures from its source path, which -trimpath makes relative to
 # the module; it then looks under TEST_SRCDIR/TEST_WORKSPACE, as under Bazel,
 # where a link names this base's tree. The path is the same for every
-# worktree, so it does not split Go's test cache.
+# worktree, so it does not split Go's test cache. Upstream's framework uses
+# the etcd that answers at KUBE_INTEGRATION_ETCD_URL (127.0.0.1:2379 by
+# default, where the host may run one of its own), and starts its own on a
+# free port when none does: none answers on port 0.
 kep::golang::test_integration() {
   local report=$1 srcdir="${OUTPUT}/srcdir/${BASE}" gotest=(go test)
   shift
   [[ -z "${report}" ]] || gotest=(kep::golang::gotest "${report}")
   mkdir -p "${srcdir}/k8s.io"
   ln -sfn "${KUBE_ROOT}" "${srcdir}/k8s.io/kubernetes"
-  PATH="$(dirname "${ETCD}"):${PATH}" TEST_SRCDIR="${srcdir}" TEST_WORKSPACE=. "${gotest[@]}" "${TRIMPATH}" "$@"
+  PATH="$(dirname "${ETCD}"):${PATH}" KUBE_INTEGRATION_ETCD_URL=http://127.0.0.1:0 \
+    TEST_SRCDIR="${srcdir}" TEST_WORKSPACE=. "${gotest[@]}" "${TRIMPATH}" "$@"
 }
 
 # The node e2e suite's go test runs its specs against a node: make test and

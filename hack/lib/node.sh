@@ -40,8 +40,9 @@ NODE_INIT_PIDFILE="${NODE_DIR}/init.pid"
 NODE_SYSCTLS=(vm.overcommit_memory kernel.panic kernel.panic_on_oops)
 # The kubelet's cgroupRoot: the node's Pods live under it, in each cgroup
 # hierarchy, apart from those of any other kubelet on the host (kubepods),
-# and of the node of another clone of the project (a root for each NODE_DIR).
-NODE_CGROUP_ROOT="kep-6318-$(printf '%s' "${NODE_DIR}" | sha256sum | cut -c1-8)"
+# and of the node of another clone of the project (a root for each NODE_DIR,
+# however its path is spelled).
+NODE_CGROUP_ROOT="kep-6318-$(realpath -m "${NODE_DIR}" | sha256sum | cut -c1-8)"
 
 NODE_NAME=kep-node
 # The host port on 127.0.0.1 where cmd/node-forward exposes the API server.
@@ -196,14 +197,30 @@ kep::node::build_base_binaries() {
   kep::golang::build_binaries "${BASE_ROOT}" "${NODE_DIR}/base-bin" "" "${NODE_KUBE_TARGETS[@]}"
 }
 
-# kep::node::init_pid prints the host PID of the running cluster's init, or fails.
-kep::node::init_pid() {
-  local pid
-  [[ -f "${NODE_INIT_PIDFILE}" ]] || return 1
-  pid=$(cat "${NODE_INIT_PIDFILE}")
-  [[ -n "${pid}" ]] && kill -0 "${pid}" 2>/dev/null || return 1
+# kep::node::pid_record PID prints what the node's PID files hold: the PID
+# and the process's start time (clock ticks after boot, the 22nd field of
+# /proc/PID/stat), which tells it from a later process that reuses the PID.
+kep::node::pid_record() {
+  local stat fields=()
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return
+  # The fields after the command name, which may hold spaces: the 3rd on.
+  read -ra fields <<<"${stat##*) }"
+  echo "$1 ${fields[19]}"
+}
+
+# kep::node::pid_of FILE prints the PID that FILE, written with
+# kep::node::pid_record, holds, if that process still runs; it fails
+# otherwise.
+kep::node::pid_of() {
+  local pid="" start=""
+  [[ -f "$1" ]] || return 1
+  read -r pid start <"$1" || [[ -n "${pid}" ]] || return 1
+  [[ "${pid}" =~ ^[0-9]+$ && "$(kep::node::pid_record "${pid}")" == "${pid} ${start}" ]] || return 1
   echo "${pid}"
 }
+
+# kep::node::init_pid prints the host PID of the running cluster's init, or fails.
+kep::node::init_pid() { kep::node::pid_of "${NODE_INIT_PIDFILE}"; }
 
 # kep::node::exec runs a command inside the cluster's namespaces. A script that
 # runs there already (HARNESS_NODE_INSIDE=1, as the node e2e binary's stand-ins
