@@ -84,12 +84,15 @@ func readKept(pod *v1.Pod) (keptProbes, error) {
 	return kept, nil
 }
 
-// check refuses a probe type that does not exist.
+// check refuses a probe type that does not exist, and a null probe.
 func (kept keptProbes) check(annotation string) error {
 	for name, probes := range kept {
-		for t := range probes {
+		for t, probe := range probes {
 			if !slices.Contains(probeTypes, t) {
 				return fmt.Errorf("annotation %s is not what kubectl probe disable writes: container %q has a probe of type %q; the types are liveness, readiness and startup", annotation, name, t)
+			}
+			if probe == nil {
+				return fmt.Errorf("annotation %s is not what kubectl probe disable writes: container %q keeps a null %s probe", annotation, name, t)
 			}
 		}
 	}

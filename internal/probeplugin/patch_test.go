@@ -514,6 +514,17 @@ func TestReadKept(t *testing.T) {
 		name:        "a probe type that does not exist, as kubectl probe 0.2 wrote it",
 		annotations: map[string]string{legacy: `{"app":{"Liveness":{"httpGet":{"path":"/healthz","port":8080}}}}`},
 		wantErr:     "annotation " + legacy + ` is not what kubectl probe disable writes: container "app" has a probe of type "Liveness"`,
+	}, {
+		name:        "a null probe",
+		annotations: map[string]string{key: `{"version":"v1","containers":{"app":{"liveness":null}}}`},
+		wantErr:     "annotation " + key + ` is not what kubectl probe disable writes: container "app" keeps a null liveness probe`,
+	}, {
+		name:        "a null probe, as kubectl probe 0.2 wrote it, beside the same type kept",
+		annotations: map[string]string{
+			key:    `{"version":"v1","containers":{"app":{"liveness":{"httpGet":{"path":"/healthz","port":8080}}}}}`,
+			legacy: `{"app":{"liveness":null}}`,
+		},
+		wantErr: "annotation " + legacy + ` is not what kubectl probe disable writes: container "app" keeps a null liveness probe`,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := webPod()
