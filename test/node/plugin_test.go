@@ -22,6 +22,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -297,6 +298,159 @@ func TestPluginLivenessStopsAtFirstPod(t *testing.T) {
 		if p := f.get(name); restarts(p, app) != 0 || p.Generation != 1 {
 			t.Errorf("%s: %d restarts, generation %d; want it left as it was", name, restarts(p, app), p.Generation)
 		}
+	}
+}
+
+// TestPluginRelaxLivenessDuringFlap relaxes the strict liveness probe of the
+// two Pods of a Deployment (failureThreshold 1, a 1s period) to
+// failureThreshold 6, as an on-call engineer does while a dependency flaps:
+// once the first Pod's kubelet has applied the change, its /livez answers
+// 503 three times or more, fewer than 6 in a row, which the old probe would
+// have restarted the container for at the first. The new probe only
+// tolerates them: the command reports them, goes on to the second Pod, and
+// exits 0; both Pods have the new probe, and no container restarted.
+func TestPluginRelaxLivenessDuringFlap(t *testing.T) {
+	f := pluginTest(t)
+	c := targetContainer(app, port)
+	c.LivenessProbe = httpProbe("/livez", port)
+	f.deployment("flap", 2, c, nil)
+	pods := f.readyPods("app=flap", 2)
+	names := sortedNames(pods)
+
+	cmd := f.probeCommand("set", "deployment/flap", "--liveness", "--failure-threshold=6", "--undo-on-failure")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The flap, once the first Pod runs the new probe: 503 until the app
+	// has answered it 3 times after it was told to fail.
+	f.waitFor(names[0], "the change applied", func(p *v1.Pod) bool {
+		return p.Generation > 1 && p.Status.ObservedGeneration == p.Generation
+	})
+	f.tell(names[0], port, "mode", map[string]string{"livez": "fail"})
+	failing := time.Now()
+	err := wait.PollUntilContextTimeout(f.ctx, 50*time.Millisecond, eventually, true, func(context.Context) (bool, error) {
+		n := 0
+		for _, at := range f.arrivals(names[0], port)["/livez"] {
+			if at.After(failing) {
+				n++
+			}
+		}
+		return n >= 3, nil
+	})
+	f.tell(names[0], port, "mode", map[string]string{"livez": "ok"})
+	if err != nil {
+		t.Fatalf("%s: /livez was not probed 3 times while it failed: %v", names[0], err)
+	}
+	err = cmd.Wait()
+	t.Logf("kubectl probe set deployment/flap --liveness --failure-threshold=6:\n%s", out.String())
+	if err != nil {
+		t.Errorf("kubectl probe set exited with %v, want 0: the new probe tolerated the flap", err)
+	}
+	if n := strings.Count(out.String(), "the new liveness probe passed: no restart through the probe's failure window"); n != 1 ||
+		!strings.Contains(out.String(), "below its failureThreshold of 6") {
+		t.Errorf("the flapping Pod's failures are not reported below the new threshold (%d Pods with failures):\n%s", n, out.String())
+	}
+	if !strings.Contains(out.String(), fmt.Sprintf("done (2): pod/%s pod/%s", names[0], names[1])) {
+		t.Errorf("kubectl probe set does not report both Pods done:\n%s", out.String())
+	}
+	for name, id := range pods {
+		pod := f.get(name)
+		if p := pod.Spec.Containers[0].LivenessProbe; p == nil || p.FailureThreshold != 6 {
+			t.Errorf("%s: liveness probe %+v, want failureThreshold 6", name, p)
+		}
+		if !sameContainer(app, id, 0)(pod) {
+			t.Errorf("%s: the container restarted: %s", name, describe(pod))
+		}
+	}
+}
+
+// TestPluginReadinessKeepsToLimits adds a readiness probe to the 12 Pods of
+// a Deployment. The kubelet's first result of a readiness probe added to a
+// running container is a failure, so each changed Pod is out of readiness
+// until the new probe succeeds 3 times in a row. Sampled through the run,
+// never more Pods are unready at once than the workload allows: the
+// Deployment's maxUnavailable, 25% of 12, 3; and, for a Deployment whose
+// maxUnavailable would allow 6, its PodDisruptionBudget's (minAvailable
+// 10), 2.
+func TestPluginReadinessKeepsToLimits(t *testing.T) {
+	f := pluginTest(t)
+	for _, tc := range []struct {
+		name   string
+		budget bool
+		most   int
+		says   string
+	}{
+		{name: "rolling", most: 3, says: "up to 3 at a time: maxUnavailable 25% of deployment.apps/rolling's 12 replicas"},
+		{name: "budget", budget: true, most: 2, says: "up to 2 at a time: poddisruptionbudget.policy/budget: minAvailable 10 of 12 Pods"},
+	} {
+		f.deployment(tc.name, 12, targetContainer(app, port), func(d *appsv1.Deployment) {
+			if tc.budget {
+				d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxUnavailable: ptr.To(intstr.FromString("50%"))}
+			}
+		})
+		selector := "app=" + tc.name
+		if tc.budget {
+			pdb := &policyv1.PodDisruptionBudget{
+				ObjectMeta: metav1.ObjectMeta{Name: tc.name},
+				Spec: policyv1.PodDisruptionBudgetSpec{
+					MinAvailable: ptr.To(intstr.FromInt32(10)),
+					Selector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": tc.name}},
+				},
+			}
+			if _, err := f.client.PolicyV1().PodDisruptionBudgets(f.ns).Create(f.ctx, pdb, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f.readyPods(selector, 12)
+
+		stop := f.sampleUnready(selector)
+		out, err := f.kubectlProbe("set", "deployment/"+tc.name, "--readiness", "--get-url=http://:8080/readyz", "--success-threshold=3")
+		most := stop()
+		if err != nil {
+			t.Fatalf("%s: kubectl probe set: %v\n%s", tc.name, err, out)
+		}
+		if !strings.Contains(out, tc.says) {
+			t.Errorf("%s: kubectl probe set does not say the limit it took, %q:\n%s", tc.name, tc.says, out)
+		}
+		// At least one Pod out of readiness: the sampler saw the changes.
+		if most > tc.most || most < 1 {
+			t.Errorf("%s: at most %d Pods unready at once during the run, want 1 to %d", tc.name, most, tc.most)
+		}
+		if n := strings.Count(out, "the new readiness probe passed"); n != 12 {
+			t.Errorf("%s: %d Pods proven, want 12:\n%s", tc.name, n, out)
+		}
+	}
+}
+
+// sampleUnready lists the Pods that selector selects every 100ms until the
+// function it returns is called, which returns the most that were not Ready
+// at once.
+func (f *framework) sampleUnready(selector string) func() int {
+	ctx, cancel := context.WithCancel(f.ctx)
+	most := make(chan int)
+	go func() {
+		n := 0
+		_ = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+			list, err := f.client.CoreV1().Pods(f.ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+			if err != nil {
+				return false, nil
+			}
+			unready := 0
+			for i := range list.Items {
+				if p := &list.Items[i]; p.DeletionTimestamp == nil && !ready(p, app) {
+					unready++
+				}
+			}
+			n = max(n, unready)
+			return false, nil
+		})
+		most <- n
+	}()
+	return func() int {
+		cancel()
+		return <-most
 	}
 }
 
