@@ -80,8 +80,13 @@ func workloadLimit(name string, u *unstructured.Unstructured) *limit {
 	if err != nil {
 		return nil
 	}
-	// A rollout that surges only still changes one Pod at a time.
-	return &limit{n: max(n, 1), why: fmt.Sprintf("maxUnavailable %s of %s's %d %s", maxUnavailable.String(), name, of, unit)}
+	why := fmt.Sprintf("maxUnavailable %s of %s's %d %s", maxUnavailable.String(), name, of, unit)
+	if n == 0 {
+		// The workload's rollout adds a Pod before it takes one out; a
+		// probe change has no Pod to add, and still changes one at a time.
+		why += " is 0, but a probe change cannot surge"
+	}
+	return &limit{n: max(n, 1), why: why}
 }
 
 // replicasOf returns how many Pods a workload asks for: its
@@ -128,6 +133,9 @@ func disruptionLimit(pdb *policyv1.PodDisruptionBudget, selected int) limit {
 	}
 	// A budget that allows none still lets one Pod change at a time: a
 	// probe change does not evict it.
+	if n <= 0 {
+		why += " allows none, but a probe change evicts no Pod"
+	}
 	return limit{n: max(n, 1), why: why}
 }
 

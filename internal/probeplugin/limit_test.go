@@ -34,7 +34,7 @@ func TestWorkloadLimit(t *testing.T) {
 	}, {
 		name: "a Deployment's default, of 2 replicas: at least one",
 		obj:  &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](2)}},
-		want: "1: maxUnavailable 25% of deployment.apps/web's 2 replicas",
+		want: "1: maxUnavailable 25% of deployment.apps/web's 2 replicas is 0, but a probe change cannot surge",
 	}, {
 		name: "a Deployment that recreates its Pods says nothing",
 		obj:  &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](5), Strategy: appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}}},
@@ -99,6 +99,10 @@ func TestDisruptionLimit(t *testing.T) {
 		name: "no expected Pods in its status yet: the Pods it selects",
 		pdb:  pdb(policyv1.PodDisruptionBudgetSpec{MaxUnavailable: ptr.To(intstr.FromInt32(1))}, 0),
 		want: "1: poddisruptionbudget.policy/web: maxUnavailable 1 of 4 Pods",
+	}, {
+		name: "one that allows none: one at a time, said",
+		pdb:  pdb(policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromString("100%"))}, 3),
+		want: "1: poddisruptionbudget.policy/web: minAvailable 100% of 3 Pods allows none, but a probe change evicts no Pod",
 	}, {
 		name: "neither: every disruption allowed, no limit",
 		pdb:  pdb(policyv1.PodDisruptionBudgetSpec{}, 12),
