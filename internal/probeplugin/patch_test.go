@@ -519,7 +519,7 @@ func TestReadKept(t *testing.T) {
 		annotations: map[string]string{key: `{"version":"v1","containers":{"app":{"liveness":null}}}`},
 		wantErr:     "annotation " + key + ` is not what kubectl probe disable writes: container "app" keeps a null liveness probe`,
 	}, {
-		name:        "a null probe, as kubectl probe 0.2 wrote it, beside the same type kept",
+		name: "a null probe, as kubectl probe 0.2 wrote it, beside the same type kept",
 		annotations: map[string]string{
 			key:    `{"version":"v1","containers":{"app":{"liveness":{"httpGet":{"path":"/healthz","port":8080}}}}}`,
 			legacy: `{"app":{"liveness":null}}`,

@@ -59,6 +59,24 @@ func (p *provings) inFlight() []string {
 	}
 }
 
+// passBatches checks that the rollout proves each of batches in turn, and
+// lets every proof of each pass; after them, the run must end without an
+// error, on errc.
+func (p *provings) passBatches(t *testing.T, errc <-chan error, errOut *bytes.Buffer, batches ...[]string) {
+	t.Helper()
+	for _, batch := range batches {
+		if got := p.inFlight(); !slices.Equal(got, batch) {
+			t.Fatalf("in flight %v, want the batch %v", got, batch)
+		}
+		for _, n := range batch {
+			p.results[n] <- nil
+		}
+	}
+	if err := <-errc; err != nil {
+		t.Fatalf("run: %v\n%s", err, errOut)
+	}
+}
+
 // startRollout starts a run of relax on Pods of the names, maxInFlight at a
 // time, whose proofs p decides; its error comes on errc.
 func startRollout(ctx context.Context, names []string, maxInFlight int) (c *cluster, r *runner, errOut *bytes.Buffer, p *provings, errc chan error) {
@@ -391,17 +409,7 @@ func TestRolloutKeepsTheFloor(t *testing.T) {
 		r.prove = p.prove
 		errc := make(chan error)
 		go func() { errc <- r.run(context.Background(), &targets{pods: pods, replicas: 6}) }()
-		for _, batch := range [][]string{{"b"}, {"a", "e"}, {"c"}, {"d"}, {"f"}} {
-			if got := p.inFlight(); !slices.Equal(got, batch) {
-				t.Fatalf("in flight %v, want the batch %v", got, batch)
-			}
-			for _, n := range batch {
-				p.results[n] <- nil
-			}
-		}
-		if err := <-errc; err != nil {
-			t.Fatalf("run: %v\n%s", err, errOut)
-		}
+		p.passBatches(t, errc, errOut, []string{"b"}, []string{"a", "e"}, []string{"c"}, []string{"d"}, []string{"f"})
 	})
 }
 
@@ -525,17 +533,7 @@ func TestRolloutProvesSoonestFirst(t *testing.T) {
 		r.prove = p.prove
 		errc := make(chan error)
 		go func() { errc <- r.run(context.Background(), &targets{pods: pods}) }()
-		for _, batch := range [][]string{{"d"}, {"b", "e"}, {"a", "c"}} {
-			if got := p.inFlight(); !slices.Equal(got, batch) {
-				t.Fatalf("in flight %v, want the batch %v", got, batch)
-			}
-			for _, n := range batch {
-				p.results[n] <- nil
-			}
-		}
-		if err := <-errc; err != nil {
-			t.Fatalf("run: %v\n%s", err, errOut)
-		}
+		p.passBatches(t, errc, errOut, []string{"d"}, []string{"b", "e"}, []string{"a", "c"})
 	})
 }
 

@@ -743,22 +743,9 @@ func TestPrecheckContainerStarting(t *testing.T) {
 				r.prober = proberFunc(func(context.Context, *v1.Pod, *v1.Container, *v1.Probe) tried { return tc.got })
 				began := time.Now()
 				err := r.run(context.Background(), &targets{pods: []*v1.Pod{pod}})
-				_, patches := c.sent()
-				if tc.notTried == "" {
-					want := `error: pod/a: the new liveness probe of container "app" fails now: http-get http://:8080/livez: ` + tc.got.answer + "\nhint: --skip-check stores it anyway\n"
-					if !errors.Is(err, errReported) || len(patches) > 0 || !strings.HasSuffix(errOut.String(), want) {
-						t.Errorf("run = %v, patched %v, printed\n%s\nwant the Pod refused, nothing patched, and it to end in\n%s", err, patches, errOut, want)
-					}
-					return
-				}
-				if err != nil || !slices.Equal(patches, []string{"a"}) {
-					t.Errorf("run = %v, patched %v; want pod/a changed\n%s", err, patches, errOut)
-				}
-				if want := "pre-check: the new liveness probe was not tried on 1 Pod: " + tc.notTried + "\n"; !strings.Contains(errOut.String(), want) {
-					t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
-				}
-				// It did not wait for the kubelet to report a stop.
-				if waited := time.Since(began); waited >= stopGrace {
+				checkTried(t, c, err, errOut.String(), tc.got.answer, tc.notTried)
+				// Not tried, it did not wait for the kubelet to report a stop.
+				if waited := time.Since(began); tc.notTried != "" && waited >= stopGrace {
 					t.Errorf("the pre-check waited %s", waited)
 				}
 			})
@@ -837,21 +824,30 @@ func TestPrecheckContainerStoppedDuringTry(t *testing.T) {
 				})
 				err := r.run(context.Background(), &targets{pods: []*v1.Pod{pod}})
 				<-reported
-				_, patches := c.sent()
-				if tc.notTried == "" {
-					want := `error: pod/a: the new liveness probe of container "app" fails now: http-get http://:8080/livez: ` + tc.got.answer + "\nhint: --skip-check stores it anyway\n"
-					if !errors.Is(err, errReported) || len(patches) > 0 || !strings.HasSuffix(errOut.String(), want) {
-						t.Errorf("run = %v, patched %v, printed\n%s\nwant the Pod refused, nothing patched, and it to end in\n%s", err, patches, errOut, want)
-					}
-					return
-				}
-				if err != nil || !slices.Equal(patches, []string{"a"}) {
-					t.Errorf("run = %v, patched %v; want pod/a changed\n%s", err, patches, errOut)
-				}
-				if want := "pre-check: the new liveness probe was not tried on 1 Pod: " + tc.notTried + "\n"; !strings.Contains(errOut.String(), want) {
-					t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
-				}
+				checkTried(t, c, err, errOut.String(), tc.got.answer, tc.notTried)
 			})
 		})
+	}
+}
+
+// checkTried checks how a run on pod/a whose pre-check tried a new liveness
+// probe on it, which answered answer, ended: with the Pod refused and
+// nothing patched when notTried is "", and otherwise with the Pod changed
+// and the try said to be not tried, for notTried.
+func checkTried(t *testing.T, c *cluster, err error, printed, answer, notTried string) {
+	t.Helper()
+	_, patches := c.sent()
+	if notTried == "" {
+		want := `error: pod/a: the new liveness probe of container "app" fails now: http-get http://:8080/livez: ` + answer + "\nhint: --skip-check stores it anyway\n"
+		if !errors.Is(err, errReported) || len(patches) > 0 || !strings.HasSuffix(printed, want) {
+			t.Errorf("run = %v, patched %v, printed\n%s\nwant the Pod refused, nothing patched, and it to end in\n%s", err, patches, printed, want)
+		}
+		return
+	}
+	if err != nil || !slices.Equal(patches, []string{"a"}) {
+		t.Errorf("run = %v, patched %v; want pod/a changed\n%s", err, patches, printed)
+	}
+	if want := "pre-check: the new liveness probe was not tried on 1 Pod: " + notTried + "\n"; !strings.Contains(printed, want) {
+		t.Errorf("printed\n%s\nwant in it\n%s", printed, want)
 	}
 }
