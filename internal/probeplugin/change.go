@@ -50,6 +50,7 @@ func (s setChange) apply(_ *v1.Pod, c *v1.Container, _ *podTemplate) error {
 		field := t.of(c)
 		if s.probe != nil {
 			*field = s.probe.DeepCopy()
+			defaultProbe(*field)
 			continue
 		}
 		probe := *field
@@ -78,6 +79,7 @@ func (s setChange) apply(_ *v1.Pod, c *v1.Container, _ *podTemplate) error {
 				*f.to = *f.from
 			}
 		}
+		defaultProbe(probe)
 		*field = probe
 	}
 	return nil

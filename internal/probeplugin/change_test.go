@@ -54,10 +54,10 @@ func TestSetKeepsHandlerFields(t *testing.T) {
 		settings: settings{grpcService: ptr.To("api.v2.Health")},
 		want:     v1.ProbeHandler{GRPC: &v1.GRPCAction{Port: 9000, Service: ptr.To("api.v2.Health")}},
 	}, {
-		name:     "another kind of handler keeps nothing of the old one",
+		name:     "another kind of handler keeps nothing of the old one; its service is the API's default",
 		pod:      hosted,
 		settings: settings{handler: &v1.ProbeHandler{GRPC: &v1.GRPCAction{Port: 9000}}},
-		want:     v1.ProbeHandler{GRPC: &v1.GRPCAction{Port: 9000}},
+		want:     v1.ProbeHandler{GRPC: &v1.GRPCAction{Port: 9000, Service: ptr.To("")}},
 	}, {
 		name:     "--header on a gRPC probe",
 		pod:      grpc,
@@ -78,6 +78,25 @@ func TestSetKeepsHandlerFields(t *testing.T) {
 				t.Errorf("handler (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// An added probe has the fields the API server defaults when it stores the
+// Pod, so that what the run records is what the Pod then has, and its
+// undo finds the Pod as the run left it.
+func TestSetAddedProbeDefaulted(t *testing.T) {
+	pod := webPod()
+	pod.Spec.Containers[0].ReadinessProbe = nil
+	got, err := applyChange(t, pod, setChange{types: []probeType{readiness}, settings: settings{
+		handler: &v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Port: intstr.FromInt32(8080)}}, failureThreshold: ptr.To[int32](6),
+	}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &v1.Probe{ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/", Port: intstr.FromInt32(8080), Scheme: v1.URISchemeHTTP}},
+		TimeoutSeconds: 1, PeriodSeconds: 10, SuccessThreshold: 1, FailureThreshold: 6}
+	if diff := cmp.Diff(want, got.Spec.Containers[0].ReadinessProbe); diff != "" {
+		t.Errorf("added readiness probe (-want +got):\n%s", diff)
 	}
 }
 

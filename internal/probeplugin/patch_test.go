@@ -147,15 +147,15 @@ func TestPatches(t *testing.T) {
 		change: setChange{types: []probeType{liveness}, settings: settings{handler: &v1.ProbeHandler{Exec: &v1.ExecAction{Command: []string{"true"}}}}},
 		want:   `{"metadata":{"resourceVersion":"7"},"spec":{` + order + `,"containers":[{"name":"app","livenessProbe":{"exec":{"command":["true"]},"httpGet":null}}]}}`,
 	}, {
-		name:   "a handler of the same kind is replaced as a whole",
+		name:   "a handler of the same kind is replaced as a whole, its scheme defaulted as the API server does",
 		pod:    webPod(),
 		change: setChange{types: []probeType{readiness}, settings: settings{handler: &v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/readyz", Port: intstr.FromString("http")}}}},
-		want:   `{"metadata":{"resourceVersion":"7"},"spec":{` + order + `,"containers":[{"name":"app","readinessProbe":{"httpGet":{"path":"/readyz","port":"http","scheme":null}}}]}}`,
+		want:   `{"metadata":{"resourceVersion":"7"},"spec":{` + order + `,"containers":[{"name":"app","readinessProbe":{"httpGet":{"path":"/readyz","port":"http"}}}]}}`,
 	}, {
-		name:   "an absent probe is added",
+		name:   "an absent probe is added, with the fields the API server defaults",
 		pod:    webPod(),
 		change: setChange{types: []probeType{startup}, settings: settings{handler: &v1.ProbeHandler{GRPC: &v1.GRPCAction{Port: 9000}}, failureThreshold: ptr.To[int32](30)}},
-		want:   `{"metadata":{"resourceVersion":"7"},"spec":{` + order + `,"containers":[{"name":"app","startupProbe":{"grpc":{"port":9000,"service":null},"failureThreshold":30}}]}}`,
+		want:   `{"metadata":{"resourceVersion":"7"},"spec":{` + order + `,"containers":[{"name":"app","startupProbe":{"grpc":{"port":9000,"service":""},"timeoutSeconds":1,"periodSeconds":10,"successThreshold":1,"failureThreshold":30}}]}}`,
 	}, {
 		name:    "an absent probe needs a handler",
 		pod:     webPod(),

@@ -37,6 +37,33 @@ func (p probeType) of(c *v1.Container) **v1.Probe {
 	}
 }
 
+// defaultProbe sets the fields of a probe that the API server defaults when
+// it stores the Pod (SetDefaults_Probe and SetDefaults_HTTPGetAction of
+// k8s.io/kubernetes/pkg/apis/core/v1, and the gRPC service's declared
+// default), so that the probe that a run records, tries and proves is the
+// one the Pod then has: an added probe, or one given whole (--probe-file).
+func defaultProbe(p *v1.Probe) {
+	for _, f := range []struct {
+		field *int32
+		value int32
+	}{{&p.TimeoutSeconds, 1}, {&p.PeriodSeconds, 10}, {&p.SuccessThreshold, 1}, {&p.FailureThreshold, 3}} {
+		if *f.field == 0 {
+			*f.field = f.value
+		}
+	}
+	if h := p.HTTPGet; h != nil {
+		if h.Path == "" {
+			h.Path = "/"
+		}
+		if h.Scheme == "" {
+			h.Scheme = v1.URISchemeHTTP
+		}
+	}
+	if g := p.GRPC; g != nil && g.Service == nil {
+		g.Service = new(string)
+	}
+}
+
 // describeHandler says what a probe asks, the way kubectl describe does.
 func describeHandler(p *v1.Probe) string {
 	switch h := p.ProbeHandler; {

@@ -110,12 +110,14 @@ func TestValidateProbe(t *testing.T) {
 }
 
 // --probe-file replaces the probe as a whole, a probe that is absent too;
-// nothing of the old one is kept.
+// nothing of the old one is kept, and the fields the file leaves out are
+// what the API server defaults them to.
 func TestSetWholeProbe(t *testing.T) {
-	probe := &v1.Probe{ProbeHandler: v1.ProbeHandler{TCPSocket: &v1.TCPSocketAction{Port: intstr.FromString("http")}}, PeriodSeconds: 5}
+	file := &v1.Probe{ProbeHandler: v1.ProbeHandler{TCPSocket: &v1.TCPSocketAction{Port: intstr.FromString("http")}}, PeriodSeconds: 5}
+	probe := &v1.Probe{ProbeHandler: file.ProbeHandler, PeriodSeconds: 5, TimeoutSeconds: 1, SuccessThreshold: 1, FailureThreshold: 3}
 	pod := webPod()
 	pod.Spec.Containers[0].LivenessProbe.HTTPGet.HTTPHeaders = []v1.HTTPHeader{{Name: "Host", Value: "api.internal"}}
-	got, err := applyChange(t, pod, setChange{types: []probeType{liveness, startup}, settings: settings{probe: probe}}, nil)
+	got, err := applyChange(t, pod, setChange{types: []probeType{liveness, startup}, settings: settings{probe: file}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +125,7 @@ func TestSetWholeProbe(t *testing.T) {
 	if diff := cmp.Diff(probe, c.LivenessProbe); diff != "" {
 		t.Errorf("liveness probe (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(probe, c.StartupProbe); diff != "" || c.StartupProbe == probe {
+	if diff := cmp.Diff(probe, c.StartupProbe); diff != "" || c.StartupProbe == file {
 		t.Errorf("startup probe, a copy of the file's (-want +got):\n%s", diff)
 	}
 }

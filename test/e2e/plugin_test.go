@@ -302,6 +302,24 @@ func TestPluginSetAddsAbsentProbe(t *testing.T) {
 	}
 }
 
+// TestPluginUndoAddedProbe undoes a run that added a probe, whose fields
+// not given the API server defaulted when it stored the Pod: the run
+// recorded the probe as stored, so the undo finds the Pod as the run left
+// it, and removes the probe.
+func TestPluginUndoAddedProbe(t *testing.T) {
+	c := newWeb(t, "undo-add")
+	addStartupProbe(t, c, "undo-add")
+	// Its container has not started: removing its startup probe is
+	// confirmed.
+	r := mustProbe(t, c, c.kubeconfig, "undo", "-n", "undo-add", "web", "--yes")
+	if !strings.Contains(r.stdout, "pod/web probes put back\n") {
+		t.Errorf("undo of an added probe:\n%s", r)
+	}
+	if p := c.pod(t, "undo-add", "web").Spec.Containers[0].StartupProbe; p != nil {
+		t.Errorf("startup probe %+v after the undo, want none", p)
+	}
+}
+
 // TestPluginSetRemoveStartupProbeNeedsConfirmation removes the startup
 // probe of a container that has not started: without it, its liveness
 // probe starts at once and may restart it, so the command asks for a
