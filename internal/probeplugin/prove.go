@@ -185,6 +185,12 @@ func (w *prover) wait(ctx context.Context, before, stored *v1.Pod, container str
 				}
 			})
 			defer timer.Stop()
+			// --wait-timeout bounds the wait for the kubelet and the
+			// container; a window that began is waited out, and decided.
+			if until := time.Now().Add(length + w.margin); deadline != nil && until.After(end) {
+				end = until
+				deadline.Reset(time.Until(end))
+			}
 		}
 		if s.watchEvents && !watchingEvents {
 			watchingEvents = true
@@ -619,7 +625,7 @@ func (p *proof) event(e eventSeen, now time.Time) step {
 		s.failed = p.livenessThresholdReached(probe, nil, now)
 	case ev.Reason == "Unhealthy" && strings.HasPrefix(message, "Liveness probe "):
 		p.failures.add(ev, at, p.stored, probe)
-		if p.failures.streak >= max(probe.FailureThreshold, 1) {
+		if p.failures.streak >= max(probe.FailureThreshold, 1) && tellsRuns(probe) {
 			s.failed = p.livenessThresholdReached(probe, ev, now)
 		}
 	}
@@ -688,8 +694,13 @@ func (f *livenessFailures) add(ev *v1.Event, at, stored time.Time, probe *v1.Pro
 // run of failures still going on: until it could have reached the probe's
 // threshold. It is 0 when no run is going on.
 func (f *livenessFailures) remaining(probe *v1.Probe, now time.Time, margin time.Duration) time.Duration {
-	left := max(probe.FailureThreshold, 1) - f.streak
-	if f.streak == 0 || left <= 0 || now.Sub(f.last) > attemptGap(probe) {
+	streak := f.streak
+	if !tellsRuns(probe) {
+		// The run going on may be of its last failure only.
+		streak = min(streak, 1)
+	}
+	left := max(probe.FailureThreshold, 1) - streak
+	if streak == 0 || left <= 0 || now.Sub(f.last) > attemptGap(probe) {
 		return 0
 	}
 	return time.Duration(left)*time.Duration(max(probe.PeriodSeconds, 1)+max(probe.TimeoutSeconds, 1))*time.Second + margin
@@ -698,8 +709,11 @@ func (f *livenessFailures) remaining(probe *v1.Probe, now time.Time, margin time
 // summary says how often the probe failed below its threshold; "" when
 // it did not.
 func (f *livenessFailures) summary(probe *v1.Probe) string {
-	if f.total == 0 {
+	switch {
+	case f.total == 0:
 		return ""
+	case !tellsRuns(probe):
+		return fmt.Sprintf("; it failed %s, and the kubelet did not restart the container", times(f.total))
 	}
 	return fmt.Sprintf("; it failed %s, at most %d in a row, below its failureThreshold of %d", times(f.total), f.longest, max(probe.FailureThreshold, 1))
 }
@@ -709,6 +723,16 @@ func (f *livenessFailures) summary(probe *v1.Probe) string {
 // the second.
 func attemptGap(probe *v1.Probe) time.Duration {
 	return time.Duration(max(probe.PeriodSeconds, 1)+max(probe.TimeoutSeconds, 1)+1) * time.Second
+}
+
+// tellsRuns reports whether the times of a probe's failures tell failures
+// in a row, at most attemptGap apart, from failures with a success between
+// them, at least two periods less a timeout apart (the first attempt timed
+// out, the next failed at once): when its period is longer than twice its
+// timeout and a second. Otherwise only the kubelet's kill, or the restart,
+// says that the failures in a row reached the threshold.
+func tellsRuns(probe *v1.Probe) bool {
+	return max(probe.PeriodSeconds, 1) > 2*max(probe.TimeoutSeconds, 1)+1
 }
 
 // failures says how many failures: "1 failure", "3 failures".

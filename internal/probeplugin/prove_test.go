@@ -406,6 +406,25 @@ func TestProveWindow(t *testing.T) {
 	}
 }
 
+// A failure window longer than --wait-timeout, 10s here, is waited out: the
+// timeout bounds the wait for the kubelet and the container, not a window
+// that began, as a probe with a high failureThreshold has.
+func TestProveWindowLongerThanTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		before, stored := changedPods()
+		client, k := newKubelet(t, before)
+		w := &prover{client: client, timeout: 10 * time.Second, margin: 2 * time.Second}
+		start := time.Now()
+		result := inBackground(func() (string, error) { return w.prove(context.Background(), before, stored, "app") })
+		k.report(2, true)
+		got, err := result()
+		if waited := time.Since(start); waited != 35*time.Second {
+			t.Errorf("confirmed after %s, want at the end of the window, 35s", waited)
+		}
+		checkProof(t, got, err, "the kubelet applied generation 2; the new readiness probe passed: the container stayed Ready through the probe's failure window (35s)", "")
+	})
+}
+
 // A liveness change is proven through the new probe's failure window, 3 ×
 // (10s + 1s) and the margin, 2s: 35s on the bubble's fake clock. It passes
 // at the end of the window without a restart; a failure of the new probe,
@@ -644,7 +663,9 @@ func TestProveRelaxedLiveness(t *testing.T) {
 		return event{"Unhealthy", "Liveness probe failed: HTTP probe failed with statuscode: 503", at * time.Second}
 	}
 	for _, tc := range []struct {
-		name    string
+		name string
+		// period is the new probe's periodSeconds; 5 when 0.
+		period  int32
 		events  []event
 		want    string
 		wantErr string
@@ -670,6 +691,18 @@ func TestProveRelaxedLiveness(t *testing.T) {
 		wantErr: `the new liveness probe of container "app" reached its failureThreshold, 6 failures in a row: the kubelet restarts the container`,
 		after:   26 * time.Second,
 	}, {
+		// A 2s period and a 1s timeout: failures in a row are up to 4s
+		// apart, and so are failures with a success between them. These
+		// alternate with successes; the window, 6 × (2s + 1s) and the
+		// margin, 20s, ends in them, and is lengthened as for a run of one
+		// failure, 5 × (2s + 1s) and the margin: only the kubelet's kill
+		// would have said that they reached the threshold.
+		name:   "failures that the period cannot tell from a run",
+		period: 2,
+		events: []event{failure(1), failure(5), failure(9), failure(13), failure(17), failure(21), failure(25)},
+		want:   "the kubelet applied generation 2; the new liveness probe passed: no restart through the probe's failure window (20s); it failed 7 times, and the kubelet did not restart the container",
+		after:  37 * time.Second,
+	}, {
 		name:    "the kubelet kills the container for its liveness probe",
 		events:  []event{failure(1), {"Killing", `Container app failed liveness probe, will be restarted`, 2 * time.Second}},
 		wantErr: `the new liveness probe of container "app" reached its failureThreshold, 6 failures in a row: the kubelet restarts the container`,
@@ -683,7 +716,7 @@ func TestProveRelaxedLiveness(t *testing.T) {
 				livenessChanged(before, stored, storedAt)
 				stored.Spec.Containers[0].LivenessProbe = before.Spec.Containers[0].LivenessProbe.DeepCopy()
 				stored.Spec.Containers[0].LivenessProbe.FailureThreshold = 6
-				stored.Spec.Containers[0].LivenessProbe.PeriodSeconds = 5
+				stored.Spec.Containers[0].LivenessProbe.PeriodSeconds = cmp.Or(tc.period, 5)
 				client, k := newKubelet(t, before)
 				w := &prover{client: client, timeout: time.Hour, margin: 2 * time.Second}
 				done := make(chan struct{})

@@ -63,7 +63,8 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 			}
 			break
 		}
-		// The first Pod is proven whatever --wait says.
+		// The first Pod is proven with --wait=applied too (with
+		// --wait=none, r.prove is nil: no Pod is).
 		wait := r.prove
 		if r.applied != nil && len(left) < len(todo) {
 			wait = r.applied
