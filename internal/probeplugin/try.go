@@ -147,6 +147,11 @@ func (p *clientProber) tryHTTP(ctx context.Context, pod *v1.Pod, c *v1.Container
 	if h.Scheme == v1.URISchemeHTTPS {
 		name = "https:" + name
 	}
+	for _, header := range h.HTTPHeaders {
+		if apiServerHeader(header.Name) {
+			return tried{notTried: fmt.Sprintf("it sends the header %s, which the API server takes as the user's and does not pass on to the Pod", http.CanonicalHeaderKey(header.Name))}
+		}
+	}
 	path, query, _ := strings.Cut(h.Path, "?")
 	restClient, ok := p.client.CoreV1().RESTClient().(*rest.RESTClient)
 	if !ok {
@@ -192,6 +197,15 @@ func (p *clientProber) tryHTTP(ctx context.Context, pod *v1.Pod, c *v1.Container
 		}
 	}
 	return tried{answer: "answered " + resp.Status}
+}
+
+// apiServerHeader reports whether the API server takes a request header
+// as the user's own, to authenticate or impersonate, and does not pass it
+// on through the Pod proxy: the client's credentials go in Authorization,
+// which a probe's header would replace.
+func apiServerHeader(name string) bool {
+	name = http.CanonicalHeaderKey(name)
+	return name == "Authorization" || name == "Proxy-Authorization" || strings.HasPrefix(name, "Impersonate-")
 }
 
 // apiStatus returns body as a Status of the API, or nil when it is not one.

@@ -261,6 +261,34 @@ func TestTryHTTPHostHeader(t *testing.T) {
 	}
 }
 
+// A probe that sends an Authorization or impersonation header is not tried
+// through the Pod proxy: the API server would take the header as the
+// user's, and the Pod would not get it; the proxy is not asked.
+func TestTryHTTPAuthorizationHeader(t *testing.T) {
+	for _, name := range []string{"authorization", "Proxy-Authorization", "Impersonate-User"} {
+		t.Run(name, func(t *testing.T) {
+			s := &apiServer{allowed: true, proxy: func(w http.ResponseWriter, _, _ string) { w.WriteHeader(http.StatusUnauthorized) }}
+			server := httptest.NewServer(s)
+			defer server.Close()
+			config := &rest.Config{Host: server.URL, BearerToken: "user-token"}
+			client := kubernetes.NewForConfigOrDie(config)
+			p := &clientProber{client: client, config: config, access: newAccess(client)}
+			probe := &v1.Probe{ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(8080),
+				HTTPHeaders: []v1.HTTPHeader{{Name: name, Value: "Bearer probe-token"}}}}, TimeoutSeconds: 1}
+			got := p.try(context.Background(), runningPod(), &runningPod().Spec.Containers[0], probe)
+			want := "it sends the header " + http.CanonicalHeaderKey(name) + ", which the API server takes as the user's and does not pass on to the Pod"
+			if got.ok || got.notTried != want {
+				t.Errorf("try = %+v, want not tried: %s", got, want)
+			}
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if len(s.requests) != 0 {
+				t.Errorf("the Pod proxy was asked: %v", s.requests)
+			}
+		})
+	}
+}
+
 // The user's access to a subresource is asked once per namespace.
 func TestAccessAskedOnce(t *testing.T) {
 	s := &apiServer{allowed: false}
