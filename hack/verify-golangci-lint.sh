@@ -5,9 +5,10 @@
 # -r). golangci-lint and its logcheck and kube-api-linter linters are built
 # from hack/tools: compiled into golangci-lint (hack/tools/golangci-lint),
 # which the configuration of master and 1.38 loads as module plugins, and as
-# Go plugins, which that of 1.37 loads. The configuration's "sorted" linter
-# (feature gates in order) is left out: its source is in upstream's
-# hack/tools, which the module zip of k8s.io/kubernetes lacks.
+# Go plugins, which that of 1.37 loads (built only for it). The
+# configuration's "sorted" linter (feature gates in order) is left out: its
+# source is in upstream's hack/tools, which the module zip of
+# k8s.io/kubernetes lacks.
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
@@ -17,11 +18,20 @@ source "${ROOT}/hack/lib/golang.sh"
 kep::tree::ensure_checkout
 bin="${OUTPUT}/tools"
 mkdir -p "${bin}"
-if ! { go -C "${ROOT}/hack/tools" build -o "${bin}/golangci-lint" ./golangci-lint &&
-  go -C "${ROOT}/hack/tools" build -buildmode=plugin -o "${bin}/logcheck.so" sigs.k8s.io/logtools/logcheck/plugin &&
-  go -C "${ROOT}/hack/tools" build -buildmode=plugin -o "${bin}/kube-api-linter.so" sigs.k8s.io/kube-api-linter/pkg/plugin; }; then
-  kep::log::error_exit "golangci-lint: building it from hack/tools failed (above)."
+# The Go plugins only for a configuration that loads them (1.37's): a
+# plugin build compiles every package it uses again.
+goplugins=()
+if grep -q '^ *path: _output/local/bin/.*\.so$' "${KUBE_ROOT}/hack/golangci.yaml"; then
+  goplugins=(logcheck.so=sigs.k8s.io/logtools/logcheck/plugin kube-api-linter.so=sigs.k8s.io/kube-api-linter/pkg/plugin)
 fi
+build_tools() {
+  local plugin
+  go -C "${ROOT}/hack/tools" build -o "${bin}/golangci-lint" ./golangci-lint || return
+  for plugin in "${goplugins[@]}"; do
+    go -C "${ROOT}/hack/tools" build -buildmode=plugin -o "${bin}/${plugin%%=*}" "${plugin#*=}" || return
+  done
+}
+build_tools || kep::log::error_exit "golangci-lint: building it from hack/tools failed (above)."
 sed -e "s;path: _output/local/bin/;path: ${bin}/;" -e '/^    - sorted$/d' \
   -e '/^      sorted:$/,/^      kubeapilinter:$/{/^      kubeapilinter:$/!d}' \
   "${KUBE_ROOT}/hack/golangci.yaml" >"${bin}/golangci.yaml"
