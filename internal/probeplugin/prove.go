@@ -623,7 +623,10 @@ func (p *proof) event(e eventSeen, now time.Time) step {
 		// probe's failures in a row reach its threshold, which this event
 		// can tell before the last Unhealthy event does: both say the same.
 		s.failed = p.livenessThresholdReached(probe, nil, now)
-	case ev.Reason == "Unhealthy" && strings.HasPrefix(message, "Liveness probe "):
+	case ev.Reason == "Unhealthy" && strings.HasPrefix(message, "Liveness probe failed"):
+		// Not "Liveness probe errored": the kubelet throws an errored
+		// attempt's result away, and it does not count towards the
+		// threshold.
 		p.failures.add(ev, at, p.stored, probe)
 		if p.failures.streak >= max(probe.FailureThreshold, 1) && tellsRuns(probe) {
 			s.failed = p.livenessThresholdReached(probe, ev, now)

@@ -662,6 +662,9 @@ func TestProveRelaxedLiveness(t *testing.T) {
 	failure := func(at time.Duration) event {
 		return event{"Unhealthy", "Liveness probe failed: HTTP probe failed with statuscode: 503", at * time.Second}
 	}
+	errored := func(at time.Duration) event {
+		return event{"Unhealthy", "Liveness probe errored and resulted in unknown state: rpc error: code = Unavailable", at * time.Second}
+	}
 	for _, tc := range []struct {
 		name string
 		// period is the new probe's periodSeconds; 5 when 0.
@@ -702,6 +705,15 @@ func TestProveRelaxedLiveness(t *testing.T) {
 		events: []event{failure(1), failure(5), failure(9), failure(13), failure(17), failure(21), failure(25)},
 		want:   "the kubelet applied generation 2; the new liveness probe passed: no restart through the probe's failure window (20s); it failed 7 times, and the kubelet did not restart the container",
 		after:  37 * time.Second,
+	}, {
+		// The kubelet throws an errored attempt's result away: it does
+		// not count towards the threshold.
+		name: "six errored attempts in a row",
+		events: []event{
+			errored(1), errored(6), errored(11), errored(16), errored(21), errored(26),
+		},
+		want:  "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (38s)",
+		after: 38 * time.Second,
 	}, {
 		name:    "the kubelet kills the container for its liveness probe",
 		events:  []event{failure(1), {"Killing", `Container app failed liveness probe, will be restarted`, 2 * time.Second}},

@@ -348,12 +348,12 @@ func TestPluginRelaxLivenessDuringFlap(t *testing.T) {
 	if err != nil {
 		t.Errorf("kubectl probe set exited with %v, want 0: the new probe tolerated the flap", err)
 	}
-	if n := strings.Count(out.String(), "the new liveness probe passed: no restart through the probe's failure window"); n != 1 ||
-		!strings.Contains(out.String(), "below its failureThreshold of 6") {
-		t.Errorf("the flapping Pod's failures are not reported below the new threshold (%d Pods with failures):\n%s", n, out.String())
-	}
-	if !strings.Contains(out.String(), fmt.Sprintf("done (2): pod/%s pod/%s", names[0], names[1])) {
-		t.Errorf("kubectl probe set does not report both Pods done:\n%s", out.String())
+	// Both Pods proven; the flapping one's failures reported, not fatal.
+	for i, want := range []string{"; it failed ", "no restart and no liveness failure"} {
+		line := fmt.Sprintf("pod/%s: the kubelet applied generation 2; the new liveness probe passed: ", names[i])
+		if !strings.Contains(out.String(), line) || !strings.Contains(strings.SplitN(strings.SplitAfter(out.String(), line)[1], "\n", 2)[0], want) {
+			t.Errorf("%s is not proven with %q:\n%s", names[i], want, out.String())
+		}
 	}
 	for name, id := range pods {
 		pod := f.get(name)
@@ -414,6 +414,7 @@ func TestPluginReadinessKeepsToLimits(t *testing.T) {
 		if !strings.Contains(out, tc.says) {
 			t.Errorf("%s: kubectl probe set does not say the limit it took, %q:\n%s", tc.name, tc.says, out)
 		}
+		t.Logf("%s: at most %d Pods unready at once during the run (the limit %d)", tc.name, most, tc.most)
 		// At least one Pod out of readiness: the sampler saw the changes.
 		if most > tc.most || most < 1 {
 			t.Errorf("%s: at most %d Pods unready at once during the run, want 1 to %d", tc.name, most, tc.most)
