@@ -628,7 +628,9 @@ func (p *proof) event(e eventSeen, now time.Time) step {
 		// attempt's result away, and it does not count towards the
 		// threshold.
 		p.failures.add(ev, at, p.stored, probe)
-		if p.failures.streak >= max(probe.FailureThreshold, 1) && tellsRuns(probe) {
+		// A threshold of 1 is reached by any failure; a higher one by a
+		// run that the failures' times can tell.
+		if threshold := max(probe.FailureThreshold, 1); p.failures.streak >= threshold && (threshold == 1 || tellsRuns(probe)) {
 			s.failed = p.livenessThresholdReached(probe, ev, now)
 		}
 	}
