@@ -92,6 +92,7 @@ func (s setChange) setHandler(probe *v1.Probe, container string, t probeType) er
 		h := s.handler.DeepCopy()
 		if h.HTTPGet != nil && probe.HTTPGet != nil {
 			h.HTTPGet.HTTPHeaders = probe.HTTPGet.HTTPHeaders
+			h.HTTPGet.Protocol = probe.HTTPGet.Protocol
 		}
 		if h.GRPC != nil && probe.GRPC != nil {
 			h.GRPC.Service = probe.GRPC.Service

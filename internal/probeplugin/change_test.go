@@ -34,6 +34,15 @@ func TestSetKeepsHandlerFields(t *testing.T) {
 		settings: settings{handler: getURL("/livez")},
 		want:     v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/livez", Port: intstr.FromInt32(8081), Scheme: v1.URISchemeHTTP, HTTPHeaders: []v1.HTTPHeader{{Name: "Host", Value: "api.internal"}}}},
 	}, {
+		name: "--get-url keeps the protocol",
+		pod: func() *v1.Pod {
+			p := hosted.DeepCopy()
+			p.Spec.Containers[0].LivenessProbe.HTTPGet.Protocol = ptr.To(v1.HTTPProtocolHTTP2)
+			return p
+		}(),
+		settings: settings{handler: getURL("/livez")},
+		want:     v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/livez", Port: intstr.FromInt32(8081), Scheme: v1.URISchemeHTTP, HTTPHeaders: []v1.HTTPHeader{{Name: "Host", Value: "api.internal"}}, Protocol: ptr.To(v1.HTTPProtocolHTTP2)}},
+	}, {
 		name:     "--get-url and --header",
 		pod:      hosted,
 		settings: settings{handler: getURL("/livez"), httpHeaders: []v1.HTTPHeader{{Name: "Host", Value: "api.example"}, {Name: "X-Probe", Value: "1"}}},

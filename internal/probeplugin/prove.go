@@ -373,6 +373,10 @@ type proof struct {
 	readiness *readinessProof
 	// failures counts the new liveness probe's failures.
 	failures livenessFailures
+	// extended is set once the liveness window was lengthened for a run of
+	// failures going on at its end: it is lengthened once, so that a probe
+	// that keeps failing now and then is decided.
+	extended bool
 	// killGrace is how long a container that the kubelet kills for its
 	// liveness probe may take to stop (killGracePeriod), when the kubelet's
 	// Killing event may not show the kill (killingEventGetsThrough); 0
@@ -778,7 +782,8 @@ func (p *proof) windowEnded(t probeType, now time.Time) step {
 		p.passed[t] = fmt.Sprintf("the container stayed Ready through the probe's failure window (%s)", window)
 	case liveness:
 		probe := p.probes[liveness]
-		if more := p.failures.remaining(probe, now, p.margin); more > 0 {
+		if more := p.failures.remaining(probe, now, p.margin); more > 0 && !p.extended {
+			p.extended = true
 			s.windows = map[probeType]time.Duration{liveness: more}
 			return s
 		}

@@ -662,6 +662,14 @@ func TestProveRelaxedLiveness(t *testing.T) {
 	failure := func(at time.Duration) event {
 		return event{"Unhealthy", "Liveness probe failed: HTTP probe failed with statuscode: 503", at * time.Second}
 	}
+	// failuresEvery fails from from to to, every step seconds.
+	failuresEvery := func(from, step, to time.Duration) []event {
+		var events []event
+		for at := from; at <= to; at += step {
+			events = append(events, failure(at))
+		}
+		return events
+	}
 	errored := func(at time.Duration) event {
 		return event{"Unhealthy", "Liveness probe errored and resulted in unknown state: rpc error: code = Unavailable", at * time.Second}
 	}
@@ -704,6 +712,14 @@ func TestProveRelaxedLiveness(t *testing.T) {
 		period: 2,
 		events: []event{failure(1), failure(5), failure(9), failure(13), failure(17), failure(21), failure(25)},
 		want:   "the kubelet applied generation 2; the new liveness probe passed: no restart through the probe's failure window (20s); it failed 7 times, and the kubelet did not restart the container",
+		after:  37 * time.Second,
+	}, {
+		// As above, but the failures go on past the lengthened window: it
+		// is lengthened once, and the proof decides at its end.
+		name:   "failures that go on now and then",
+		period: 2,
+		events: failuresEvery(3, 4, 59),
+		want:   "the kubelet applied generation 2; the new liveness probe passed: no restart through the probe's failure window (20s); it failed 9 times, and the kubelet did not restart the container",
 		after:  37 * time.Second,
 	}, {
 		// The kubelet throws an errored attempt's result away: it does

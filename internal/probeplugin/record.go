@@ -77,6 +77,26 @@ func (s containerState) equal(o containerState) bool {
 	return apiequality.Semantic.DeepEqual(s, o)
 }
 
+// heldBy reports whether now has the probes and kept probes that s has,
+// field by field, but for the fields that s leaves unset and the API server
+// may have set since it stored them: a defaulted field that this client
+// does not know (an httpGet probe's protocol, with the alpha
+// H2CContainerProbe gate on).
+func (s containerState) heldBy(now containerState) bool {
+	same := func(a, b map[probeType]*v1.Probe) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for t, p := range a {
+			if q, ok := b[t]; !ok || !apiequality.Semantic.DeepDerivative(p, q) {
+				return false
+			}
+		}
+		return true
+	}
+	return same(s.Probes, now.Probes) && same(s.Disabled, now.Disabled)
+}
+
 // set makes the Pod's container c as s has it.
 func (s containerState) set(pod *v1.Pod, c *v1.Container) error {
 	kept, err := readKept(pod)
@@ -211,7 +231,7 @@ func (u undoRun) apply(pod *v1.Pod, c *v1.Container, template *podTemplate) erro
 	if err != nil {
 		return err
 	}
-	if !now.equal(r.After) {
+	if !r.After.heldBy(now) {
 		return &leftAlone{reason: fmt.Sprintf("left as it is: the probes of container %q changed after run %s", c.Name, u.run)}
 	}
 	if !u.force {

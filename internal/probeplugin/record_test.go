@@ -70,6 +70,10 @@ func TestUndoRun(t *testing.T) {
 	disabled := run(webPod(), disableChange{types: []probeType{liveness}}, "r1")
 	editedSince := relaxed.DeepCopy()
 	editedSince.Spec.Containers[0].LivenessProbe.PeriodSeconds = 30
+	// The API server sets a field that the run left unset when it stores
+	// the Pod: an httpGet probe's protocol, with H2CContainerProbe on.
+	defaultedSince := relaxed.DeepCopy()
+	defaultedSince.Spec.Containers[0].LivenessProbe.HTTPGet.Protocol = ptr.To(v1.HTTPProtocolHTTP1)
 	laterRun := run(relaxed, removeChange{types: []probeType{readiness}}, "r2")
 	undone, err := applyChange(t, relaxed, undoRun{run: "r1", undoneBy: "u1"}, nil)
 	if err != nil {
@@ -98,6 +102,10 @@ func TestUndoRun(t *testing.T) {
 	}, {
 		name: "a probe disabled: back, and no longer kept",
 		pod:  disabled,
+		want: webPod(),
+	}, {
+		name: "a field that the run left unset, defaulted by the API server",
+		pod:  defaultedSince,
 		want: webPod(),
 	}, {
 		name:    "a Pod whose probes someone changed since",

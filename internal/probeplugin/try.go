@@ -147,6 +147,9 @@ func (p *clientProber) tryHTTP(ctx context.Context, pod *v1.Pod, c *v1.Container
 	if h.Scheme == v1.URISchemeHTTPS {
 		name = "https:" + name
 	}
+	if h.Protocol != nil && *h.Protocol == v1.HTTPProtocolHTTP2 {
+		return tried{notTried: "it speaks HTTP/2 without TLS (protocol HTTP2), and the Pod proxy speaks HTTP/1.1 to the Pod"}
+	}
 	for _, header := range h.HTTPHeaders {
 		if apiServerHeader(header.Name) {
 			return tried{notTried: fmt.Sprintf("it sends the header %s, which the API server takes as the user's and does not pass on to the Pod", http.CanonicalHeaderKey(header.Name))}

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	utilexec "k8s.io/client-go/util/exec"
+	"k8s.io/utils/ptr"
 )
 
 // apiServer stands in for the API server's Pod proxy and access reviews:
@@ -286,6 +287,22 @@ func TestTryHTTPAuthorizationHeader(t *testing.T) {
 				t.Errorf("the Pod proxy was asked: %v", s.requests)
 			}
 		})
+	}
+}
+
+// An httpGet probe that speaks HTTP/2 without TLS is not tried through the
+// Pod proxy, which speaks HTTP/1.1 to the Pod.
+func TestTryHTTP2(t *testing.T) {
+	s := &apiServer{allowed: true, proxy: func(w http.ResponseWriter, _, _ string) { w.WriteHeader(http.StatusBadRequest) }}
+	server := httptest.NewServer(s)
+	defer server.Close()
+	config := &rest.Config{Host: server.URL}
+	client := kubernetes.NewForConfigOrDie(config)
+	p := &clientProber{client: client, config: config, access: newAccess(client)}
+	probe := &v1.Probe{ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(8080), Protocol: ptr.To(v1.HTTPProtocolHTTP2)}}, TimeoutSeconds: 1}
+	got := p.try(context.Background(), runningPod(), &runningPod().Spec.Containers[0], probe)
+	if want := "it speaks HTTP/2 without TLS (protocol HTTP2), and the Pod proxy speaks HTTP/1.1 to the Pod"; got.ok || got.notTried != want {
+		t.Errorf("try = %+v, want not tried: %s", got, want)
 	}
 }
 
