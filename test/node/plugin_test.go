@@ -313,9 +313,16 @@ func TestPluginRelaxLivenessDuringFlap(t *testing.T) {
 	f := pluginTest(t)
 	c := targetContainer(app, port)
 	c.LivenessProbe = httpProbe("/livez", port)
+	// Strict, but not before the app listens.
+	c.LivenessProbe.InitialDelaySeconds = 3
 	f.deployment("flap", 2, c, nil)
-	pods := f.readyPods("app=flap", 2)
-	names := sortedNames(pods)
+	names := sortedNames(f.readyPods("app=flap", 2))
+	// The containers as the change finds them.
+	running := map[string]func(*v1.Pod) bool{}
+	for _, name := range names {
+		pod := f.get(name)
+		running[name] = sameContainer(app, containerID(pod, app), restarts(pod, app))
+	}
 
 	cmd := f.probeCommand("set", "deployment/flap", "--liveness", "--failure-threshold=6", "--undo-on-failure")
 	var out bytes.Buffer
@@ -355,12 +362,12 @@ func TestPluginRelaxLivenessDuringFlap(t *testing.T) {
 			t.Errorf("%s is not proven with %q:\n%s", names[i], want, out.String())
 		}
 	}
-	for name, id := range pods {
+	for name, same := range running {
 		pod := f.get(name)
 		if p := pod.Spec.Containers[0].LivenessProbe; p == nil || p.FailureThreshold != 6 {
 			t.Errorf("%s: liveness probe %+v, want failureThreshold 6", name, p)
 		}
-		if !sameContainer(app, id, 0)(pod) {
+		if !same(pod) {
 			t.Errorf("%s: the container restarted: %s", name, describe(pod))
 		}
 	}
