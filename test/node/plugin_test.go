@@ -313,8 +313,10 @@ func TestPluginRelaxLivenessDuringFlap(t *testing.T) {
 	f := pluginTest(t)
 	c := targetContainer(app, port)
 	c.LivenessProbe = httpProbe("/livez", port)
-	// Strict, but not before the app listens.
+	// Strict, but not before the app listens, nor at one slow answer on a
+	// busy node.
 	c.LivenessProbe.InitialDelaySeconds = 3
+	c.LivenessProbe.TimeoutSeconds = 5
 	f.deployment("flap", 2, c, nil)
 	names := sortedNames(f.readyPods("app=flap", 2))
 	// The containers as the change finds them.
