@@ -627,10 +627,12 @@ func (p *proof) event(e eventSeen, now time.Time) step {
 		// probe's failures in a row reach its threshold, which this event
 		// can tell before the last Unhealthy event does: both say the same.
 		s.failed = p.livenessThresholdReached(probe, nil, now)
+	case ev.Reason == "Unhealthy" && strings.HasPrefix(message, "Liveness probe errored"):
+		// The kubelet throws an errored attempt's result away: it neither
+		// counts towards the threshold nor ends a run of failures, so it
+		// only says that the probe ran then.
+		p.failures.ran(at)
 	case ev.Reason == "Unhealthy" && strings.HasPrefix(message, "Liveness probe failed"):
-		// Not "Liveness probe errored": the kubelet throws an errored
-		// attempt's result away, and it does not count towards the
-		// threshold.
 		p.failures.add(ev, at, p.stored, probe)
 		// A threshold of 1 is reached by any failure; a higher one by a
 		// run that the failures' times can tell.
@@ -662,8 +664,17 @@ type livenessFailures struct {
 	// total is the failures; streak the failures in a row up to the last
 	// one, longest the most in a row.
 	total, streak, longest int32
-	// last is when the last failure happened, to the second.
+	// last is when the last failure, or the last attempt that errored
+	// after it, happened, to the second.
 	last time.Time
+}
+
+// ran notes an errored attempt of the probe at at: the run of failures
+// before it, if any, goes on.
+func (f *livenessFailures) ran(at time.Time) {
+	if f.streak > 0 && at.After(f.last) {
+		f.last = at
+	}
 }
 
 // add counts the failures of an Unhealthy event of the probe that

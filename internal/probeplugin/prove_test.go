@@ -731,6 +731,15 @@ func TestProveRelaxedLiveness(t *testing.T) {
 		want:  "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (38s)",
 		after: 38 * time.Second,
 	}, {
+		// An errored attempt neither counts nor ends a run: six failures
+		// with errors between them are six in a row for the kubelet.
+		name: "six failures in a row, with errored attempts between them",
+		events: []event{
+			failure(1), errored(6), failure(11), errored(16), failure(21), errored(26), failure(31), failure(36), failure(41),
+		},
+		wantErr: `the new liveness probe of container "app" reached its failureThreshold, 6 failures in a row: the kubelet restarts the container`,
+		after:   41 * time.Second,
+	}, {
 		name:    "the kubelet kills the container for its liveness probe",
 		events:  []event{failure(1), {"Killing", `Container app failed liveness probe, will be restarted`, 2 * time.Second}},
 		wantErr: `the new liveness probe of container "app" reached its failureThreshold, 6 failures in a row: the kubelet restarts the container`,
