@@ -33,20 +33,25 @@ func Execute(ctx context.Context, streams genericiooptions.IOStreams, version st
 	if err != nil && !errors.Is(err, errReported) {
 		fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
 	}
-	return exitStatus(err)
+	status := exitStatus(err)
+	if status == 1 && ctx.Err() != nil {
+		// An interrupt ended the command before it changed a Pod.
+		status = exitInterrupted
+	}
+	return status
 }
 
 // errReported is returned by a command whose error has been printed.
 var errReported = errors.New("reported")
 
 // The exit statuses of kubectl probe, as its help says: 0 when it did what
-// was asked, 1 when it failed before it changed a Pod, and:
+// was asked, 1 when it changed no Pod, and:
 const (
 	// exitStopped is a run that stopped, after it changed Pods, at a Pod
 	// that failed (that one included, when its change was stored), or
 	// before a batch that the floor of Ready Pods held back.
 	exitStopped = 2
-	// exitInterrupted is a run that an interrupt ended.
+	// exitInterrupted is a command that an interrupt ended.
 	exitInterrupted = 3
 )
 
@@ -94,19 +99,20 @@ validates each change without storing it (a server dry run), and a new
 liveness or readiness probe is tried against its Pod. After each change,
 it waits until the Pod's kubelet reports that it applied it, and until each
 new probe has proved itself through its failure window (--wait=applied
-proves the first Pod only). The first Pod changes alone, then batches that
-double up to --max-in-flight, each once every change of the batch before it
-is proven, and never more Pods out of readiness at once than the workload
-allows. Each run keeps on each Pod it changes what it replaced, and kubectl
-probe undo puts it back; at its end, it prints the change of the
-workload's Pod template that gives the Pods that replace these the new
-probes too.
+proves the first Pod that it can prove). The first Pod changes alone, then
+batches that double up to the workload's limit (or a lower
+--max-in-flight), each once every change of the batch before it is proven,
+and never more Pods out of readiness at once than the workload allows. Each
+run keeps on each Pod it changes what it replaced, and kubectl probe undo
+puts it back; a run that finished prints the change of the workload's Pod
+template that gives the Pods that replace these the new probes too.
 
-Exit status: 0 when every Pod is as asked (or was skipped, as said); 1 when
-the command failed before it changed a Pod, such as a pre-check that refused
-Pods; 2 when a run stopped, after it changed Pods, at a Pod that failed or
-before a batch that would have taken too many Pods out of readiness; 3 when
-an interrupt (SIGINT, SIGTERM) ended a run.`,
+Exit status: 0 when every Pod is as asked (some perhaps skipped, as said); 1
+when the command changed no Pod: it failed before it changed one (such as a
+pre-check that refused Pods), or skipped every one; 2 when a run stopped,
+after it changed Pods, at a Pod that failed or before a batch that would
+have taken too many Pods out of readiness; 3 when an interrupt (SIGINT,
+SIGTERM) ended the command.`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl probe",
 		},
@@ -331,14 +337,14 @@ func (o *changeOptions) addFlags(cmd *cobra.Command) {
 func (o *changeOptions) addRunFlags(cmd *cobra.Command) {
 	cmdutil.AddDryRunFlag(cmd)
 	o.PrintFlags.AddFlags(cmd)
-	cmd.Flags().StringVar(&o.maxInFlight, "max-in-flight", "", "The most Pods that change at a time, a number or a percentage of the workload's replicas (25%): the first Pod changes alone, then batches that double up to this many, each once every change of the batch before it is proven; and never more than this many Pods out of readiness at once, counting those that are not Ready already. Without it, the workload's own limit (a Deployment's, StatefulSet's or DaemonSet's maxUnavailable) or that of a PodDisruptionBudget that selects the Pods, the smallest; 10 when none says.")
+	cmd.Flags().StringVar(&o.maxInFlight, "max-in-flight", "", "The most Pods that change at a time, a number or a percentage of the workload's replicas (25%): the first Pod changes alone, then batches that double up to this many, each once every change of the batch before it is proven; and never more than this many Pods out of readiness at once, counting those that are not Ready already. It can lower, not raise, the workload's own limit (a Deployment's, StatefulSet's or DaemonSet's maxUnavailable) and that of a PodDisruptionBudget that selects the Pods: the smallest holds; 10 when none says.")
 	cmd.Flags().StringVar(&o.wait, "wait", o.wait, "After each change, what to wait for before the next batch: proven, the Pod's kubelet reports that it applied the change, and each new probe passed (a readiness probe keeps or makes the container Ready, a liveness probe does not restart it, nor fail failureThreshold times in a row, a startup probe starts it; a crash-looping container is proven from its next start, the kubelet's back-off added to --wait-timeout); applied, the first Pod proven and each Pod after it only until its kubelet applied the change, the fast path of an incident; or none, not waiting on the changes, nor proving any (each batch keeps the floor against the Pods not Ready when it starts, and waits for it, but not against what the changes do after it).")
 	cmd.Flags().Lookup("wait").NoOptDefVal = waitProven
 	cmd.Flags().DurationVar(&o.waitTimeout, "wait-timeout", o.waitTimeout, "How long to wait for each Pod (its kubelet to apply the change, its container to run the new probes; a new probe's failure window that began is waited out), and for Pods to turn Ready when no Pod may change without taking too many out of readiness; 0 waits as long as it takes.")
 	cmd.Flags().DurationVar(&o.waitTimeout, "timeout", o.waitTimeout, "How long to wait for each Pod.")
 	cmdutil.CheckErr(cmd.Flags().MarkDeprecated("timeout", "use --wait-timeout instead"))
 	cmd.Flags().BoolVar(&o.skipCheck, "skip-check", false, "Store a new liveness or readiness probe without trying it against the Pod first.")
-	cmd.Flags().BoolVar(&o.undoOnFailure, "undo-on-failure", false, "When a Pod fails after its change was stored (a new probe fails), put its probes back as they were, unless someone else changed them meanwhile, or the old liveness probe would restart the container sooner than the new one.")
+	cmd.Flags().BoolVar(&o.undoOnFailure, "undo-on-failure", false, "When a Pod fails after its change was stored (a new probe fails), put its probes back as they were, unless someone else changed them meanwhile, or the old liveness or startup probe would restart the container sooner than the new one.")
 	cmd.Flags().BoolVarP(&o.yes, "yes", "y", false, "Go on without asking after warnings (removing a readiness probe, or the startup probe of a container that has not started).")
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.fieldManager, "kubectl-probe")
 }
@@ -384,8 +390,12 @@ func (o *changeOptions) Validate() error {
 	if _, err := chooseMaxInFlight(o.maxInFlight, 1, nil); err != nil {
 		return err
 	}
-	if _, ok := waitModes[o.wait]; !ok {
+	mode, ok := waitModes[o.wait]
+	if !ok {
 		return fmt.Errorf("--wait=%s: give proven, applied or none", o.wait)
+	}
+	if mode == waitNone && o.undoOnFailure {
+		return fmt.Errorf("--undo-on-failure puts back a change that fails its proof: not with --wait=%s, which proves none", o.wait)
 	}
 	if o.waitTimeout < 0 {
 		return fmt.Errorf("--wait-timeout=%s: give a duration, or 0 to wait as long as it takes", o.waitTimeout)
@@ -447,21 +457,21 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 	if r.dryRun == "" && r.changed() {
 		// Said after an interrupt too: a few requests more.
 		for _, w := range r.afterRun(context.WithoutCancel(ctx), began) {
-			r.report.workload(w, o.cmdline)
+			r.report.workload(w, o.cmdline, err == nil)
 		}
 	}
 	return err
 }
 
-// limit returns the run's largest batch: --max-in-flight, or the smallest
-// limit of the workloads and of the PodDisruptionBudgets that select the
-// Pods. A budget that cannot be read is warned of, and left out.
+// limit returns the run's largest batch: the smallest limit of the
+// workloads, of the PodDisruptionBudgets that select the Pods and of
+// --max-in-flight. A budget that cannot be read is warned of, and left out.
 func (o *changeOptions) limit(ctx context.Context, t *targets) (limit, error) {
 	limits := t.limits
-	if o.maxInFlight == "" && t.ownersUnread != nil {
+	if t.ownersUnread != nil {
 		o.report.warnf("warning: cannot read the controllers of the Pods, so the run does not keep to their workloads' limits: %v\n", t.ownersUnread)
 	}
-	if o.maxInFlight == "" && len(t.pods) > 1 {
+	if len(t.pods) > 1 {
 		budgets, err := disruptionLimits(ctx, o.client, o.namespace, t.pods)
 		if err != nil {
 			o.report.warnf("warning: cannot read the PodDisruptionBudgets of namespace %q, so the run does not keep to theirs: %v\n", o.namespace, err)

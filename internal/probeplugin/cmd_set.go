@@ -56,9 +56,9 @@ not a failure when the container did not answer while it started or
 stopped, as in a crash loop, nor when the probe asks what the old one asks
 and fails as it does (a relaxed probe): the proof after the change judges
 the probe by its threshold. Then the first Pod changes alone,
-and the others in batches that double up to --max-in-flight (1, 2, 4, 8, 10,
-10, ... with 10; by default, the workload's maxUnavailable, or a
-PodDisruptionBudget's, which the Pods that are not Ready count against),
+and the others in batches that double up to the workload's maxUnavailable,
+or a PodDisruptionBudget's, which the Pods that are not Ready count
+against, or to a lower --max-in-flight (1, 2, 4, 8, 10, 10, ... with 10),
 each once every change of the batch before it is proven: the kubelet reports
 that it applied it, and each new probe passes through its failure window
 (--wait=proven). Each batch takes first the Pods whose change can be proven
@@ -66,7 +66,8 @@ soonest: those whose container runs, then crash-looping ones by the end of
 their back-off. In an incident, --wait=applied is the fast path: the first
 Pod is proven, and each Pod after it waited on only until its kubelet
 applied the change; with --max-in-flight=25%, the batches are 1 Pod, then
-batches that double up to a quarter of the replicas. A change to a crash-looping container is proven
+batches that double up to a quarter of the replicas, or fewer where the
+workload allows fewer. A change to a crash-looping container is proven
 from its next start, once the kubelet's back-off is over, which is added to
 --wait-timeout. The command stops after the batch in which a Pod fails,
 leaves the Pods after it as they are, and prints the kubectl probe undo that

@@ -143,6 +143,7 @@ current-context: x
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--max-in-flight=0"}, "", "error: --max-in-flight=0: give a number of Pods, at least 1, or a percentage of the replicas, such as 25%\n"},
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait=sometimes"}, "", "error: --wait=sometimes: give proven, applied or none\n"},
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait-timeout=-1s"}, "", "error: --wait-timeout=-1s: give a duration, or 0 to wait as long as it takes\n"},
+		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait=false", "--undo-on-failure"}, "", "error: --undo-on-failure puts back a change that fails its proof: not with --wait=false, which proves none\n"},
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "-o", "table"}, "", `error: unable to match a printer suitable for the output format "table"`},
 		{[]string{"disable", "web"}, "", "error: choose the probes with --liveness, --readiness or --startup\n"},
 		{[]string{"restore", "-l", "app=web", "deployment/web", "--liveness"}, "", "error: name Pods and workloads, or select Pods with -l, not both\n"},
@@ -166,5 +167,15 @@ current-context: x
 				t.Errorf("exit status %d, printed\n%s\nwant 1, and %q in it", status, errOut.String(), tc.want)
 			}
 		})
+	}
+
+	// An interrupt before the first change, here while the targets are
+	// read, exits as one during a run does.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var errOut bytes.Buffer
+	status := Execute(ctx, genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut}, "v0.0.0", []string{"set", "web", "--liveness", "--timeout-seconds=3", "--kubeconfig", kubeconfig})
+	if status != exitInterrupted {
+		t.Errorf("interrupted: exit status %d, printed\n%s\nwant %d", status, errOut.String(), exitInterrupted)
 	}
 }

@@ -173,24 +173,36 @@ func disruptionLimits(ctx context.Context, client kubernetes.Interface, namespac
 // failure windows (1, 2, 4, 8 and 5 Pods), 50 Pods in 8.
 const defaultMaxInFlight = 10
 
-// chooseMaxInFlight returns the run's limit: --max-in-flight as a number,
-// or a percentage of replicas, rounded down and at least 1; without it, the
-// smallest of limits, or defaultMaxInFlight when there is none.
+// chooseMaxInFlight returns the run's limit: the smallest of limits, the
+// workloads' and the budgets', and of --max-in-flight, a number or a
+// percentage of replicas, rounded down and at least 1, which can lower it
+// but not raise it; defaultMaxInFlight when none says.
 func chooseMaxInFlight(flag string, replicas int, limits []limit) (limit, error) {
-	bad := fmt.Errorf("--max-in-flight=%s: give a number of Pods, at least 1, or a percentage of the replicas, such as 25%%", flag)
-	switch {
-	case flag == "":
-		var chosen limit
-		for _, l := range limits {
-			if l.n > 0 && (chosen.n == 0 || l.n < chosen.n) {
-				chosen = l
+	var chosen limit
+	if flag != "" {
+		var err error
+		if chosen, err = parseMaxInFlight(flag, replicas); err != nil {
+			return limit{}, err
+		}
+	}
+	for _, l := range limits {
+		if l.n > 0 && (chosen.n == 0 || l.n < chosen.n) {
+			if flag != "" {
+				l.why += ", fewer than --max-in-flight=" + flag
 			}
+			chosen = l
 		}
-		if chosen.n == 0 {
-			return limit{n: defaultMaxInFlight, why: "the default, as neither the workload nor a PodDisruptionBudget sets a limit"}, nil
-		}
-		return chosen, nil
-	case strings.HasSuffix(flag, "%"):
+	}
+	if chosen.n == 0 {
+		return limit{n: defaultMaxInFlight, why: "the default, as neither the workload nor a PodDisruptionBudget sets a limit"}, nil
+	}
+	return chosen, nil
+}
+
+// parseMaxInFlight returns the limit that --max-in-flight gives.
+func parseMaxInFlight(flag string, replicas int) (limit, error) {
+	bad := fmt.Errorf("--max-in-flight=%s: give a number of Pods, at least 1, or a percentage of the replicas, such as 25%%", flag)
+	if strings.HasSuffix(flag, "%") {
 		if p, err := strconv.Atoi(strings.TrimSuffix(flag, "%")); err != nil || p < 1 {
 			return limit{}, bad
 		}

@@ -107,6 +107,10 @@ func (w *prover) prove(ctx context.Context, before, stored *v1.Pod, container st
 	return w.wait(ctx, before, stored, container, true)
 }
 
+// notOnANode is what a wait says of a Pod that no kubelet runs yet: it has
+// nothing to prove.
+const notOnANode = "not on a node yet: its kubelet starts it with the new probes"
+
 // applied waits only until the kubelet reports the generation of stored,
 // and proves nothing of the new probes (--wait=applied).
 func (w *prover) applied(ctx context.Context, before, stored *v1.Pod, container string) (string, error) {
@@ -117,7 +121,7 @@ func (w *prover) applied(ctx context.Context, before, stored *v1.Pod, container 
 // applied the change.
 func (w *prover) wait(ctx context.Context, before, stored *v1.Pod, container string, full bool) (string, error) {
 	if stored.Spec.NodeName == "" {
-		return "not on a node yet: its kubelet starts it with the new probes", nil
+		return notOnANode, nil
 	}
 	p, err := newProof(before, stored, container, w.margin, full)
 	if err != nil {
@@ -613,14 +617,24 @@ func (p *proof) begin(s *step, t probeType, probe *v1.Probe, status *v1.Containe
 func (p *proof) event(e eventSeen, now time.Time) step {
 	var s step
 	ev, probe := e.event, p.probes[liveness]
-	if probe == nil || p.passed[liveness] != "" || ev.InvolvedObject.FieldPath != "" && ev.InvolvedObject.FieldPath != p.fieldPath {
+	if probe == nil || p.passed[liveness] != "" {
+		return s
+	}
+	message, combined := strings.CutPrefix(ev.Message, "(combined from similar events): ")
+	var n int32
+	if ev.Reason == "Unhealthy" {
+		// Whatever it says and whichever container it is about: the
+		// kubelet's recorder combines the Pod's Unhealthy events into one,
+		// whose count goes up with each, and which says only the last.
+		n = p.failures.seen(ev, p.stored)
+	}
+	if ev.InvolvedObject.FieldPath != "" && ev.InvolvedObject.FieldPath != p.fieldPath {
 		return s
 	}
 	at := eventTime(ev).Truncate(time.Second)
 	if !at.After(p.stored) && !(e.live && at.Equal(p.stored)) {
 		return s
 	}
-	message := strings.TrimPrefix(ev.Message, "(combined from similar events): ")
 	switch {
 	case ev.Reason == "Killing" && strings.Contains(message, "failed liveness probe"):
 		// The kubelet kills a container for its liveness probe when the
@@ -629,11 +643,15 @@ func (p *proof) event(e eventSeen, now time.Time) step {
 		s.failed = p.livenessThresholdReached(probe, nil, now)
 	case ev.Reason == "Unhealthy" && strings.HasPrefix(message, "Liveness probe errored"):
 		// The kubelet throws an errored attempt's result away: it neither
-		// counts towards the threshold nor ends a run of failures, so it
-		// only says that the probe ran then.
-		p.failures.ran(at)
+		// counts towards the threshold nor ends a run of failures.
+		p.failures.ran(at, probe)
 	case ev.Reason == "Unhealthy" && strings.HasPrefix(message, "Liveness probe failed"):
-		p.failures.add(ev, at, p.stored, probe)
+		if combined {
+			// Of what the count went up by, only the last is known to be
+			// this probe's failure.
+			n = min(n, 1)
+		}
+		p.failures.add(n, at, probe)
 		// A threshold of 1 is reached by any failure; a higher one by a
 		// run that the failures' times can tell.
 		if threshold := max(probe.FailureThreshold, 1); p.failures.streak >= threshold && (threshold == 1 || tellsRuns(probe)) {
@@ -659,44 +677,39 @@ func (p *proof) livenessThresholdReached(probe *v1.Probe, last *v1.Event, now ti
 // Unhealthy events report. The kubelet folds a probe's repeated failures
 // into one event whose count goes up.
 type livenessFailures struct {
-	// counts holds the count of each event seen, by name.
+	// counts holds the count of each Unhealthy event seen, by name.
 	counts map[string]int32
 	// total is the failures; streak the failures in a row up to the last
 	// one, longest the most in a row.
 	total, streak, longest int32
-	// last is when the last failure, or the last attempt that errored
-	// after it, happened, to the second.
+	// last is when the last failure of the streak, or the last attempt
+	// that errored after it, happened, to the second.
 	last time.Time
 }
 
-// ran notes an errored attempt of the probe at at: the run of failures
-// before it, if any, goes on.
-func (f *livenessFailures) ran(at time.Time) {
-	if f.streak > 0 && at.After(f.last) {
-		f.last = at
-	}
-}
-
-// add counts the failures of an Unhealthy event of the probe that
-// happened at, after the change was stored.
-func (f *livenessFailures) add(ev *v1.Event, at, stored time.Time, probe *v1.Probe) {
+// seen records the count of an Unhealthy event of the Pod, and returns by
+// how much it went up since the event was last seen. Of an event first
+// seen, that is its count when it first happened after the change was
+// stored, and otherwise 1: only its last happening is known to be after.
+func (f *livenessFailures) seen(ev *v1.Event, stored time.Time) int32 {
 	count := max(ev.Count, 1)
 	if ev.Series != nil {
 		count = max(count, ev.Series.Count)
 	}
 	key := ev.Namespace + "/" + ev.Name
 	seen, ok := f.counts[key]
-	var n int32
+	f.counts[key] = max(count, seen)
 	switch {
 	case ok:
-		n = count - seen
+		return max(count-seen, 0)
 	case ev.FirstTimestamp.Truncate(time.Second).After(stored):
-		n = count
-	default:
-		// Only its last failure is known to be the new probe's.
-		n = 1
+		return count
 	}
-	f.counts[key] = max(count, seen)
+	return 1
+}
+
+// add counts n failures of the probe, the last of them at at.
+func (f *livenessFailures) add(n int32, at time.Time, probe *v1.Probe) {
 	if n <= 0 {
 		return
 	}
@@ -708,6 +721,18 @@ func (f *livenessFailures) add(ev *v1.Event, at, stored time.Time, probe *v1.Pro
 	f.total += n
 	f.longest = max(f.longest, f.streak)
 	f.last = at
+}
+
+// ran notes an attempt of the probe that errored at at: the run of
+// failures before it goes on, unless an attempt between them passed.
+func (f *livenessFailures) ran(at time.Time, probe *v1.Probe) {
+	switch {
+	case f.streak == 0 || !at.After(f.last):
+	case at.Sub(f.last) > attemptGap(probe):
+		f.streak = 0
+	default:
+		f.last = at
+	}
 }
 
 // remaining is how much longer a proof whose window ends now waits for a

@@ -740,6 +740,15 @@ func TestProveRelaxedLiveness(t *testing.T) {
 		wantErr: `the new liveness probe of container "app" reached its failureThreshold, 6 failures in a row: the kubelet restarts the container`,
 		after:   41 * time.Second,
 	}, {
+		// An attempt between 11 and 21 passed: the errored one at 26
+		// does not join the failures around it into one run.
+		name: "failures with a passed attempt and an errored one between them",
+		events: []event{
+			failure(1), failure(6), failure(11), errored(26), failure(31), failure(36), failure(41),
+		},
+		want:  "the kubelet applied generation 2; the new liveness probe passed: no restart through the probe's failure window (38s); it failed 6 times, at most 3 in a row, below its failureThreshold of 6",
+		after: 64 * time.Second,
+	}, {
 		name:    "the kubelet kills the container for its liveness probe",
 		events:  []event{failure(1), {"Killing", `Container app failed liveness probe, will be restarted`, 2 * time.Second}},
 		wantErr: `the new liveness probe of container "app" reached its failureThreshold, 6 failures in a row: the kubelet restarts the container`,
@@ -787,6 +796,57 @@ func TestProveRelaxedLiveness(t *testing.T) {
 			})
 		})
 	}
+}
+
+// The kubelet's recorder combines a Pod's Unhealthy events into one once
+// they say too many different things: its count goes up with every probe's
+// failure, and it says only the last. A relaxed liveness probe's proof
+// counts its own failures, not the readiness probe's between them.
+func TestProveCombinedEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		before, stored := changedPods()
+		before.Spec.Containers[0].LivenessProbe = httpGet("/livez")
+		before.Spec.Containers[0].LivenessProbe.FailureThreshold = 1
+		storedAt := time.Now()
+		livenessChanged(before, stored, storedAt)
+		stored.Spec.Containers[0].LivenessProbe.FailureThreshold = 6
+		stored.Spec.Containers[0].LivenessProbe.PeriodSeconds = 5
+		client, k := newKubelet(t, before)
+		w := &prover{client: client, timeout: time.Hour, margin: 2 * time.Second}
+		result := inBackground(func() (string, error) {
+			return w.prove(context.Background(), before, stored, "app")
+		})
+		time.Sleep(time.Second)
+		k.report(2, true)
+		combined := &v1.Event{
+			ObjectMeta:     metav1.ObjectMeta{Name: "web.combined", Namespace: "ns"},
+			InvolvedObject: v1.ObjectReference{Kind: "Pod", Name: "web", UID: k.pod.UID, FieldPath: "spec.containers{app}"},
+			Reason:         "Unhealthy", Type: v1.EventTypeWarning, Count: 10,
+			FirstTimestamp: metav1.NewTime(storedAt.Add(-time.Minute)),
+		}
+		// Every 5s the liveness probe fails once, and the readiness
+		// probe three times.
+		for i := range 4 {
+			for j, message := range []string{"Liveness probe failed: timed out", "Readiness probe failed: 1", "Readiness probe failed: 2", "Readiness probe failed: 3"} {
+				time.Sleep(time.Until(storedAt.Add(time.Duration(5*i+1)*time.Second + time.Duration(j)*time.Second)))
+				combined = combined.DeepCopy()
+				combined.Count++
+				combined.Message = "(combined from similar events): " + message
+				combined.LastTimestamp = metav1.NewTime(time.Now())
+				if combined.ResourceVersion == "" {
+					combined.ResourceVersion = "1"
+					k.events.Add(combined)
+					continue
+				}
+				k.events.Modify(combined)
+			}
+		}
+		got, err := result()
+		want := "it failed 4 times, at most 4 in a row, below its failureThreshold of 6"
+		if err != nil || !strings.HasSuffix(got, want) {
+			t.Errorf("prove = %q, %v; want it to end %q", got, err, want)
+		}
+	})
 }
 
 // The kubelet's back-off before it starts a crash-looping container again:

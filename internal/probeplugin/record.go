@@ -78,17 +78,24 @@ func (s containerState) equal(o containerState) bool {
 }
 
 // heldBy reports whether now has the probes and kept probes that s has,
-// field by field, but for the fields that s leaves unset and the API server
-// may have set since it stored them: a defaulted field that this client
-// does not know (an httpGet probe's protocol, with the alpha
-// H2CContainerProbe gate on).
+// but for a field that s leaves unset and the API server may have set
+// since it stored them: a defaulted field that this client does not know
+// (an httpGet probe's protocol, with the alpha H2CContainerProbe gate on).
 func (s containerState) heldBy(now containerState) bool {
 	same := func(a, b map[probeType]*v1.Probe) bool {
 		if len(a) != len(b) {
 			return false
 		}
 		for t, p := range a {
-			if q, ok := b[t]; !ok || !apiequality.Semantic.DeepDerivative(p, q) {
+			q, ok := b[t]
+			if !ok {
+				return false
+			}
+			if p.HTTPGet != nil && p.HTTPGet.Protocol == nil && q.HTTPGet != nil {
+				p = p.DeepCopy()
+				p.HTTPGet.Protocol = q.HTTPGet.Protocol
+			}
+			if !apiequality.Semantic.DeepEqual(p, q) {
 				return false
 			}
 		}

@@ -150,12 +150,12 @@ func (p *reporter) undone(pr *podRun) {
 
 // notUndone says why --undo-on-failure left a Pod's change, and the
 // command that puts it back anyway.
-func (p *reporter) notUndone(pr *podRun, why string, c *commandLine) {
+func (p *reporter) notUndone(pr *podRun, t probeType, why string, c *commandLine) {
 	anyway := ""
 	if c.run != "" {
 		anyway = "; to put it back anyway: " + c.undoPod(pr.pod.Name)
 	}
-	p.warnf("pod/%s: not undone: its old liveness probe would restart the container sooner than the new one (%s)%s\n", pr.pod.Name, why, anyway)
+	p.warnf("pod/%s: not undone: its old %s probe would restart the container sooner than the new one (%s)%s\n", pr.pod.Name, t, why, anyway)
 }
 
 // undoFailed says why a Pod's change could not be put back.
@@ -164,10 +164,10 @@ func (p *reporter) undoFailed(pr *podRun, err error) {
 }
 
 // workload says what the Pods that replace the run's get from the
-// template of their workload, and the change of the template that gives
-// them the new probes; and names the Pods that the workload created during
+// template of their workload, and, after a run that finished, the change
+// of the template that gives them the new probes; and names the Pods that the workload created during
 // the run with the template's probes.
-func (p *reporter) workload(w workloadAfter, c *commandLine) {
+func (p *reporter) workload(w workloadAfter, c *commandLine, finished bool) {
 	probes, notNew := fmt.Sprintf("its template's %s probe", joinTypes(w.types)), ", not the new one"
 	if len(w.types) > 1 {
 		probes, notNew = probes+"s", ", not the new ones"
@@ -176,6 +176,10 @@ func (p *reporter) workload(w workloadAfter, c *commandLine) {
 		notNew = ""
 	}
 	switch {
+	case w.patch != "" && !finished:
+		// A change that failed its proof, or was interrupted, is not
+		// one for the workload's own rollout to make.
+		p.warnf("%s: Pods that replace these get %s%s; the run did not finish, so it suggests no change of the template\n", w.name, probes, notNew)
 	case w.patch != "":
 		p.warnf("%s: Pods that replace these get %s%s; to change the template too: %s\n", w.name, probes, notNew, c.patch(w.name, w.patch))
 	case w.why != "":

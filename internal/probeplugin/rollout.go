@@ -54,6 +54,10 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		failed  *podRun
 		stopped error
 		left    = todo
+		// proven is set once a Pod's change was proven: with
+		// --wait=applied, the Pods after it are waited on only until
+		// their kubelets applied theirs.
+		proven bool
 	)
 	for size := 1; len(left) > 0 && ctx.Err() == nil; {
 		batch, err := r.nextBatch(ctx, left, size)
@@ -63,10 +67,10 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 			}
 			break
 		}
-		// The first Pod is proven with --wait=applied too (with
-		// --wait=none, r.prove is nil: no Pod is).
+		// A first Pod is proven with --wait=applied too, until one is
+		// (with --wait=none, r.prove is nil: no Pod is).
 		wait := r.prove
-		if r.applied != nil && len(left) < len(todo) {
+		if r.applied != nil && proven {
 			wait = r.applied
 		}
 		left = slices.DeleteFunc(slices.Clone(left), func(pr *podRun) bool { return slices.Contains(batch, pr) })
@@ -81,6 +85,7 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 			})
 		}
 		wg.Wait()
+		proven = proven || slices.ContainsFunc(batch, func(pr *podRun) bool { return pr.waited })
 		if i := slices.IndexFunc(batch, func(pr *podRun) bool { return pr.result == resultFailed }); i >= 0 {
 			failed = batch[i]
 			break
@@ -298,23 +303,27 @@ func (r *runner) one(ctx, proofs context.Context, pr *podRun, wait func(ctx cont
 		r.undo(ctx, pr)
 		return
 	}
+	pr.waited = proven != notOnANode
 	r.report.proven(pr, proven)
 }
 
 // undo puts back the probes of a Pod whose change failed, with
 // --undo-on-failure, and otherwise prints the command that does. It never
-// puts back a liveness probe that would restart the container sooner than
-// the new one: a relaxed probe that failed its proof is still the lesser
-// evil.
+// puts back a liveness or startup probe that would restart the container
+// sooner than the new one: a relaxed probe that failed its proof is still
+// the lesser evil.
 func (r *runner) undo(ctx context.Context, pr *podRun) {
 	if !r.undoOnFailure {
 		r.report.undoHint(pr, r.cmdline)
 		return
 	}
-	if why := restartsSooner(probesOf(pr.pod, pr.container)[liveness], probesOf(pr.stored, pr.container)[liveness]); why != "" {
-		pr.reason += "; not undone: the old liveness probe would restart the container sooner"
-		r.report.notUndone(pr, why, r.cmdline)
-		return
+	was, now := probesOf(pr.pod, pr.container), probesOf(pr.stored, pr.container)
+	for _, t := range []probeType{startup, liveness} {
+		if why := restartsSooner(was[t], now[t]); why != "" {
+			pr.reason += fmt.Sprintf("; not undone: the old %s probe would restart the container sooner", t)
+			r.report.notUndone(pr, t, why, r.cmdline)
+			return
+		}
 	}
 	res, err := r.patcher.apply(ctx, pr.stored, pr.container, undoChange{original: pr.pod, changed: pr.stored}, nil, false)
 	if err != nil {
@@ -326,10 +335,11 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 	r.report.undone(pr)
 }
 
-// restartsSooner says how the old liveness probe would restart the
-// container sooner than the new one: it is there where the new one is not,
-// it restarts the container after fewer seconds of failures in a row, or
-// it waits less for an answer. It is "" when it would not.
+// restartsSooner says how an old liveness or startup probe would restart
+// the container sooner than the new one: it is there where the new one is
+// not, it waits less after the container starts, restarts the container
+// after fewer seconds of failures in a row, or waits less for an answer. It
+// is "" when it would not.
 func restartsSooner(was, now *v1.Probe) string {
 	switch {
 	case was == nil:
@@ -338,9 +348,9 @@ func restartsSooner(was, now *v1.Probe) string {
 		return "the change removed it"
 	}
 	o, n := withDefaults(was), withDefaults(now)
-	if o.FailureThreshold*o.PeriodSeconds < n.FailureThreshold*n.PeriodSeconds || o.TimeoutSeconds < n.TimeoutSeconds {
-		return fmt.Sprintf("failureThreshold × periodSeconds %d×%ds, timeout %ds; the new one %d×%ds, timeout %ds",
-			o.FailureThreshold, o.PeriodSeconds, o.TimeoutSeconds, n.FailureThreshold, n.PeriodSeconds, n.TimeoutSeconds)
+	if o.InitialDelaySeconds < n.InitialDelaySeconds || o.FailureThreshold*o.PeriodSeconds < n.FailureThreshold*n.PeriodSeconds || o.TimeoutSeconds < n.TimeoutSeconds {
+		return fmt.Sprintf("initialDelaySeconds %ds, failureThreshold × periodSeconds %d×%ds, timeout %ds; the new one %ds, %d×%ds, timeout %ds",
+			o.InitialDelaySeconds, o.FailureThreshold, o.PeriodSeconds, o.TimeoutSeconds, n.InitialDelaySeconds, n.FailureThreshold, n.PeriodSeconds, n.TimeoutSeconds)
 	}
 	return ""
 }
@@ -349,8 +359,9 @@ func restartsSooner(was, now *v1.Probe) string {
 // fields that are not set.
 func withDefaults(p *v1.Probe) v1.Probe {
 	return v1.Probe{
-		TimeoutSeconds:   cmp.Or(p.TimeoutSeconds, 1),
-		PeriodSeconds:    cmp.Or(p.PeriodSeconds, 10),
-		FailureThreshold: cmp.Or(p.FailureThreshold, 3),
+		InitialDelaySeconds: p.InitialDelaySeconds,
+		TimeoutSeconds:      cmp.Or(p.TimeoutSeconds, 1),
+		PeriodSeconds:       cmp.Or(p.PeriodSeconds, 10),
+		FailureThreshold:    cmp.Or(p.FailureThreshold, 3),
 	}
 }

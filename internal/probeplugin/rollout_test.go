@@ -510,6 +510,51 @@ func TestRolloutWaitApplied(t *testing.T) {
 	}
 }
 
+// With --wait=applied, the Pods are proven until one is: a first Pod that
+// was deleted during its proof, or that no kubelet runs yet, proves
+// nothing of the change.
+func TestRolloutWaitAppliedProvesUntilOneIs(t *testing.T) {
+	for _, first := range []struct {
+		name  string
+		proof func() (string, error)
+	}{
+		{"deleted", func() (string, error) { return "", &podGoneError{reason: "deleted"} }},
+		{"not on a node", func() (string, error) { return notOnANode, nil }},
+	} {
+		t.Run(first.name, func(t *testing.T) {
+			names := []string{"a", "b", "c", "d", "e"}
+			c := newCluster(namedPods(names...)...)
+			r, _, errOut := newRunner(c, relax)
+			r.limit.n = 2
+			var (
+				mu             sync.Mutex
+				proven, waited []string
+			)
+			r.prove = func(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				proven = append(proven, stored.Name)
+				if stored.Name == "a" {
+					return first.proof()
+				}
+				return "proven", nil
+			}
+			r.applied = func(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				waited = append(waited, stored.Name)
+				return "applied", nil
+			}
+			if err := r.run(context.Background(), &targets{pods: namedPods(names...)}); err != nil {
+				t.Fatalf("run: %v\n%s", err, errOut)
+			}
+			if !slices.Equal(sortedCopy(proven), []string{"a", "b", "c"}) || !slices.Equal(sortedCopy(waited), []string{"d", "e"}) {
+				t.Errorf("proven %v, waited on until applied %v; want a, b and c proven, d and e applied", proven, waited)
+			}
+		})
+	}
+}
+
 // Each batch takes first the Pods whose new probes can be proven soonest: a
 // running container, then crash-looping ones by the end of the kubelet's
 // back-off, then the others, each kind in the run's order. So the first

@@ -56,6 +56,9 @@ type podRun struct {
 	interrupted bool
 	// gone is set for a Pod deleted or recreated after its change.
 	gone bool
+	// waited is set for a Pod whose change was waited on to the end, on
+	// its node.
+	waited bool
 }
 
 // changed says whether the run left the Pod with its change.

@@ -564,32 +564,46 @@ func TestRestoreWithUnreadableTemplate(t *testing.T) {
 	}
 }
 
-// --undo-on-failure never puts back a liveness probe that would restart the
-// container sooner than the new one: a relaxed probe whose proof failed
-// stays, and the run says why and how to put the old one back anyway. A
-// stricter new probe that fails is undone.
-func TestUndoNeverPutsBackAStricterLiveness(t *testing.T) {
+// --undo-on-failure never puts back a liveness or startup probe that would
+// restart the container sooner than the new one: a relaxed probe whose
+// proof failed stays, and the run says why and how to put the old one back
+// anyway. A stricter new probe that fails is undone.
+func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
-		old, new int32
+		name string
+		t    probeType
+		// old and new are the probe's failureThreshold and
+		// initialDelaySeconds before and after the change.
+		old, new [2]int32
 		// want is the failureThreshold after the run.
 		want    int32
 		printed string
 	}{{
-		name: "relaxed from 1 to 6", old: 1, new: 6, want: 6,
-		printed: "pod/web: not undone: its old liveness probe would restart the container sooner than the new one (failureThreshold × periodSeconds 1×10s, timeout 1s; the new one 6×10s, timeout 1s); to put it back anyway: kubectl probe undo pod/web -n ns --run " + testRun + "\n",
+		name: "relaxed from 1 to 6", t: liveness, old: [2]int32{1, 0}, new: [2]int32{6, 0}, want: 6,
+		printed: "pod/web: not undone: its old liveness probe would restart the container sooner than the new one (initialDelaySeconds 0s, failureThreshold × periodSeconds 1×10s, timeout 1s; the new one 0s, 6×10s, timeout 1s); to put it back anyway: kubectl probe undo pod/web -n ns --run " + testRun + "\n",
 	}, {
-		name: "made stricter, from 6 to 1", old: 6, new: 1, want: 6,
+		name: "made stricter, from 6 to 1", t: liveness, old: [2]int32{6, 0}, new: [2]int32{1, 0}, want: 6,
 		printed: "pod/web: undone: its probes are as they were before\n",
+	}, {
+		name: "a liveness probe given a delay", t: liveness, old: [2]int32{3, 0}, new: [2]int32{3, 60}, want: 3,
+		printed: "pod/web: not undone: its old liveness probe would restart the container sooner than the new one (initialDelaySeconds 0s, failureThreshold × periodSeconds 3×10s, timeout 1s; the new one 60s, 3×10s, timeout 1s)",
+	}, {
+		name: "a startup probe relaxed from 30 to 90", t: startup, old: [2]int32{30, 0}, new: [2]int32{90, 0}, want: 90,
+		printed: "pod/web: not undone: its old startup probe would restart the container sooner than the new one (initialDelaySeconds 0s, failureThreshold × periodSeconds 30×10s, timeout 1s; the new one 0s, 90×10s, timeout 1s)",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := webPod()
-			pod.Spec.Containers[0].LivenessProbe.FailureThreshold = tc.old
+			c0 := &pod.Spec.Containers[0]
+			if tc.t == startup {
+				c0.StartupProbe = c0.LivenessProbe.DeepCopy()
+			}
+			p := *tc.t.of(c0)
+			p.FailureThreshold, p.InitialDelaySeconds = tc.old[0], tc.old[1]
 			c := newCluster(pod)
-			r, _, errOut := newRunner(c, setChange{types: []probeType{liveness}, settings: settings{failureThreshold: ptr.To(tc.new)}})
+			r, _, errOut := newRunner(c, setChange{types: []probeType{tc.t}, settings: settings{failureThreshold: ptr.To(tc.new[0]), initialDelaySeconds: ptr.To(tc.new[1])}})
 			r.undoOnFailure = true
 			r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
-				return "", errors.New(`container "app" restarted before its new liveness probe passed`)
+				return "", fmt.Errorf("the new %s probe has not passed", tc.t)
 			}
 			if err := r.run(context.Background(), &targets{pods: []*v1.Pod{pod}}); !errors.Is(err, errReported) {
 				t.Errorf("err = %v", err)
@@ -598,7 +612,7 @@ func TestUndoNeverPutsBackAStricterLiveness(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := got.Spec.Containers[0].LivenessProbe.FailureThreshold; n != tc.want {
+			if n := (*tc.t.of(&got.Spec.Containers[0])).FailureThreshold; n != tc.want {
 				t.Errorf("failureThreshold %d after the run, want %d\n%s", n, tc.want, errOut)
 			}
 			if !strings.Contains(errOut.String(), tc.printed) {

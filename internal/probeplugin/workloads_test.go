@@ -3,6 +3,7 @@ package probeplugin
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,11 +140,20 @@ func TestAfterRun(t *testing.T) {
 	if diff := cmp.Diff(want, after, cmp.AllowUnexported(workloadAfter{})); diff != "" {
 		t.Fatalf("after the run (-want +got):\n%s", diff)
 	}
-	r.report.workload(after[0], &commandLine{connection: []string{"-n", "ns", "--context", "prod"}})
+	r.report.workload(after[0], &commandLine{connection: []string{"-n", "ns", "--context", "prod"}}, true)
 	wantPrinted := "deployment.apps/web: Pods that replace these get its template's readiness probe, not the new one; to change the template too: kubectl patch deployment.apps/web -n ns --context prod --type=json -p '" + patch + "'\n" +
 		"deployment.apps/web: pod/web-1-new, created during the run, has its template's readiness probe, not the new one: run the command again to change it too\n"
 	if diff := cmp.Diff(wantPrinted, errOut.String()); diff != "" {
 		t.Errorf("printed (-want +got):\n%s", diff)
+	}
+
+	// A run that failed or was interrupted suggests no change of the
+	// template: the workload's rollout would spread a probe that failed.
+	errOut.Reset()
+	r.report.workload(after[0], &commandLine{}, false)
+	wantPrinted = "deployment.apps/web: Pods that replace these get its template's readiness probe, not the new one; the run did not finish, so it suggests no change of the template\n"
+	if got := errOut.String(); !strings.HasPrefix(got, wantPrinted) {
+		t.Errorf("printed %q, want it to begin with %q", got, wantPrinted)
 	}
 
 	// disable changes no template: the Pods that replace these get the
@@ -154,7 +164,7 @@ func TestAfterRun(t *testing.T) {
 	if len(after) != 1 || after[0].patch != "" || !after[0].disabled {
 		t.Fatalf("after disable: %+v", after)
 	}
-	r.report.workload(after[0], &commandLine{})
+	r.report.workload(after[0], &commandLine{}, true)
 	if got, want := errOut.String(), "deployment.apps/web: Pods that replace these get its template's readiness probe\n"; !bytes.HasPrefix([]byte(got), []byte(want)) {
 		t.Errorf("printed %q, want it to begin with %q", got, want)
 	}
