@@ -21,7 +21,7 @@ help: ## Show the targets and the settings.
 #:                  make verify: checks (gofmt, hygiene, ...: hack/verify-*.sh); make update-generated: steps;
 #:                  make test-upstream-e2e: configurations (on off base); make test-docs: another copy of the guide;
 #:                  make measure-node: sync measures a kubelet that applies probe changes in SyncPod (KEP.md)
-#: KUBE_TIMEOUT     go test's -timeout in make test, test-series, test-integration and test-e2e (default 30m, integration 60m)
+#: KUBE_TIMEOUT     go test's timeout flag in make test, test-series, test-integration and test-e2e, as upstream's: KUBE_TIMEOUT=-timeout=45m (default -timeout=30m, integration 60m)
 #: KUBE_TEST_ARGS   more go test arguments (-run TestX, -v) in the make test-* targets and make measure-node; -fuzztime in make test-fuzz
 #: FOCUS            make test-upstream-e2e: the specs to run (a Ginkgo focus regexp)
 #: PARALLELISM      make test-node, make test-upstream-e2e: Ginkgo processes (default 6)

@@ -22,10 +22,8 @@ PORT="${API_PORT:-6443}"
 ETCD_PORT=23790
 PIDFILE="${OUTPUT}/run.pid"
 
-already_running() {
-  local pid
-  [[ -f "${PIDFILE}" ]] && pid=$(cat "${PIDFILE}") && kill -0 "${pid}" 2>/dev/null
-}
+# PIDFILE holds the PID and start time (kep::node::pid_record).
+already_running() { kep::node::pid_of "${PIDFILE}" >/dev/null; }
 
 # The PID of hack/internal/loopback-control-plane.sh, in the control-plane mode.
 control_plane=""
@@ -33,7 +31,7 @@ control_plane_running() { kill -0 "${control_plane}" 2>/dev/null; }
 
 run_control_plane() {
   if already_running; then
-    kep::log::error_exit "make run is already running (pid $(cat "${PIDFILE}")). Use it with 'export KUBECONFIG=${RUN_DIR}/kubeconfig', or stop it with Ctrl-C in its terminal."
+    kep::log::error_exit "make run is already running (pid $(kep::node::pid_of "${PIDFILE}")). Use it with 'export KUBECONFIG=${RUN_DIR}/kubeconfig', or stop it with Ctrl-C in its terminal."
   fi
   kep::deps::ensure openssl curl
   kep::tree::ensure_checkout
@@ -45,8 +43,8 @@ run_control_plane() {
   rm -f "${ready}"
   "${ROOT}/hack/internal/loopback-control-plane.sh" "${RUN_DIR}" "${PORT}" "${ETCD_PORT}" true >"${ready}" &
   control_plane=$!
-  echo "${control_plane}" >"${PIDFILE}"
-  trap 'kill "${control_plane}" 2>/dev/null; wait "${control_plane}" 2>/dev/null; rm -f "${PIDFILE}" "${OUTPUT}/run.ready"' EXIT
+  kep::node::pid_record "${control_plane}" >"${PIDFILE}"
+  trap 'kill "${control_plane}" 2>/dev/null || true; wait "${control_plane}" 2>/dev/null || true; rm -f "${PIDFILE}" "${OUTPUT}/run.ready"' EXIT
   trap 'echo; kep::log::status "stopping"; exit 0' INT TERM
   kep::util::poll 300 --while control_plane_running grep -qx ready "${ready}" ||
     kep::log::error_exit "the control plane did not start; the logs are in ${RUN_DIR#"${ROOT}/"}/"

@@ -110,8 +110,16 @@ stop_tree() {
   for child in $(pgrep -P "$1"); do stop_tree "${child}"; done
   kill "$1" 2>/dev/null || true
 }
-# What hack/internal/node-guest.sh planted goes too, on every path.
-trap '[[ -z "${specs}" ]] || stop_tree "${specs}"; "${ROOT}/hack/internal/node-guest.sh" remove' EXIT
+# The node that is up (node_up), and what hack/internal/node-guest.sh
+# planted, go too, on every path: an interrupt (Ctrl-C) does not reach the
+# node's processes, which run in a session of their own.
+node_up=0
+cleanup() {
+  [[ -z "${specs}" ]] || stop_tree "${specs}"
+  ((node_up == 0)) || "${ROOT}/hack/node-down.sh" || true
+  "${ROOT}/hack/internal/node-guest.sh" remove
+}
+trap cleanup EXIT
 
 # suite GATE starts the node with the kubelet's gate set to GATE, runs what
 # applies, and stops it.
@@ -119,6 +127,7 @@ suite() {
   local gate=$1 rc=0
   kep::log::status "node tests with MutableContainerProbes=${gate} on the kubelet"
   "${ROOT}/hack/node-up.sh" --no-build --kubelet-gate="${gate}" "${kubelet[@]}" || return 1
+  node_up=1
   # What another runtime of the host makes while the node runs.
   "${ROOT}/hack/internal/node-guest.sh" running || rc=1
   if ((measure)); then
@@ -143,6 +152,7 @@ suite() {
   else
     project_tests "${gate}" || rc=$?
   fi
+  node_up=0
   "${ROOT}/hack/node-down.sh" || rc=1
   return "${rc}"
 }

@@ -36,6 +36,11 @@ fi
 kep::e2e::build
 kep::e2e::build_images busybox agnhost pause
 
+# The node that is up goes on every path: an interrupt (Ctrl-C) does not
+# reach its processes, which run in a session of their own.
+node_up=0
+cleanup() { ((node_up == 0)) || "${ROOT}/hack/node-down.sh"; }
+trap cleanup EXIT
 for config in "${configs[@]}"; do
   options=(--no-build)
   labels=${E2E_LABELS_GATE_OFF}
@@ -47,8 +52,10 @@ for config in "${configs[@]}"; do
   kep::log::status "upstream e2e: configuration ${config}"
   rm -f "${E2E_DIR}/${config}.json"
   if "${ROOT}/hack/node-up.sh" "${options[@]}"; then
+    node_up=1
     # A failed spec shows in the table; the table decides.
     kep::e2e::run "${config}" "${FOCUS:-${E2E_FOCUS}}" "${labels}" || true
+    node_up=0
     "${ROOT}/hack/node-down.sh"
   fi
 done

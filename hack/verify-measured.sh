@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Says which measured documents describe another series than today's. A
 # document of docs/ that holds measurements records, near its top, the
-# series it measured and the command that measures it again:
+# series it measured and the command that measures it again, which names
+# BASE=RELEASE for a release other than the default:
 #
 #   <!-- measured: release=master series-tree=<git tree> command="make bench" -->
+#   <!-- measured: release=1.37 series-tree=<git tree> command="make bench BASE=1.37" -->
 #
 # series-tree is the git tree of releases/RELEASE/patches that was measured
 # (kep::tree::series_tree; git rev-parse HEAD:releases/RELEASE/patches when
@@ -30,6 +32,14 @@ for doc in "${ROOT}"/docs/*.md; do
     continue
   fi
   release=${BASH_REMATCH[1]} measured=${BASH_REMATCH[2]} command=${BASH_REMATCH[3]}
+  # The command measures that release again: BASE names any but the default.
+  if [[ "${release}" != "${DEFAULT_BASE}" && " ${command} " != *" BASE=${release} "* ||
+    "${release}" == "${DEFAULT_BASE}" && "${command}" == *"BASE="* ]]; then
+    printf '!!! measured: %s: the command "%s" does not measure the %s series (BASE=%s names a base other than the default, %s)\n' \
+      "${name}" "${command}" "${release}" "${release}" "${DEFAULT_BASE}" >&2
+    failed=1
+    continue
+  fi
   patches=$(kep::tree::release_patches "${release}")
   if [[ ! -d "${patches}" ]]; then
     printf 'WARNING: %s measured the %s series, and there is no releases/%s/patches now: %s measures it again.\n' \

@@ -18,6 +18,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
+# shellcheck source=hack/lib/node.sh
+source "${ROOT}/hack/lib/node.sh"
 
 # Outside NODE_DIR, whose mounts are the node's.
 STATE="${OUTPUT}/node-guest"
@@ -37,7 +39,8 @@ plant() {
   mkdir -p "${STATE}" "${MOUNT}"
   setsid sleep infinity </dev/null >/dev/null 2>&1 &
   local pid=$! hierarchy
-  echo "${pid}" >"${STATE}/pid"
+  # With its start time: remove kills it only while it runs.
+  kep::node::pid_record "${pid}" >"${STATE}/pid"
   for hierarchy in "${HIERARCHIES[@]}"; do
     [[ -d "/sys/fs/cgroup/${hierarchy}/kubepods" ]] || touch "${STATE}/made-kubepods-${hierarchy}"
     mkdir -p "$(cgroup "${hierarchy}")"
@@ -56,8 +59,8 @@ running() {
 
 check() {
   local failed=0 pid hierarchy
-  pid=$(cat "${STATE}/pid")
-  kill -0 "${pid}" 2>/dev/null || {
+  read -r pid _ <"${STATE}/pid"
+  kep::node::pid_of "${STATE}/pid" >/dev/null || {
     echo "the process ${pid} planted in another kubelet's Pod cgroups was killed"
     failed=1
   }
@@ -92,8 +95,10 @@ check() {
 
 # remove removes whatever was planted.
 remove() {
-  local hierarchy
-  [[ ! -f "${STATE}/pid" ]] || kill -KILL "$(cat "${STATE}/pid")" 2>/dev/null || true
+  local hierarchy pid
+  if pid=$(kep::node::pid_of "${STATE}/pid"); then
+    kill -KILL "${pid}" 2>/dev/null || true
+  fi
   for hierarchy in "${HIERARCHIES[@]}"; do
     kep::util::poll 10 rmdir_gone "$(cgroup "${hierarchy}")" || true
     if [[ -f "${STATE}/made-kubepods-${hierarchy}" ]]; then

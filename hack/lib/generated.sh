@@ -69,8 +69,11 @@ kep::generated::require() {
   kep::deps::ensure protobuf-compiler
 }
 
-# Paths that kep::generated::place_standins creates in a tree.
+# Paths that kep::generated::place_standins creates in a tree, where they
+# are not; the first line of each stand-in's file says it is one, and
+# kep::generated::remove_standins removes only those.
 STANDINS=(hack/tools Makefile)
+STANDIN_MARK="# The project's stand-in: see hack/lib/generated.sh."
 
 # kep::generated::host_platform prints the OS-arch pair upstream's installers name their
 # directories with.
@@ -83,9 +86,10 @@ kep::generated::place_standins() {
   local xtools
   xtools=$(awk '$1 == "golang.org/x/tools" {print $2; exit}' "${tree}/go.mod")
   [[ -n "${xtools}" ]] || kep::log::error_exit "${tree}/go.mod does not require golang.org/x/tools"
-  if [[ ! -e "${tree}/hack/tools/go.mod" ]]; then
+  if [[ ! -e "${tree}/hack/tools" ]]; then
     mkdir -p "${tree}/hack/tools"
     cat >"${tree}/hack/tools/go.mod" <<EOF
+// ${STANDIN_MARK#\# }
 module k8s.io/kubernetes/hack/tools
 
 go 1.26.0
@@ -97,6 +101,8 @@ EOF
     # Without its own go.work, the go command would find the tree's.
     printf 'go 1.26.0\n\nuse .\n' >"${tree}/hack/tools/go.work"
     go -C "${tree}/hack/tools" mod tidy
+  elif [[ ! -e "${tree}/hack/tools/go.mod" ]]; then
+    kep::log::error_exit "${tree}/hack/tools is there without a go.mod; upstream's generators need the module there: move it away and run again."
   fi
 
   local protoc_version platform
@@ -129,22 +135,36 @@ EOF
   mkdir -p "${tree}/third_party/etcd-v${etcd_version}-${platform}"
   cp "${ETCD}" "${tree}/third_party/etcd-v${etcd_version}-${platform}/etcd"
   ln -sfn "etcd-v${etcd_version}-${platform}" "${tree}/third_party/etcd"
-  cat >"${tree}/Makefile" <<'EOF'
-# The stand-in of upstream's Makefile for hack/update-openapi-spec.sh; see
-# the project's hack/lib/generated.sh.
+  if [[ -e "${tree}/Makefile" || -L "${tree}/Makefile" ]] && ! kep::generated::standin "${tree}/Makefile"; then
+    kep::log::error_exit "${tree}/Makefile is there, and not the project's stand-in, which hack/update-openapi-spec.sh runs: move it away and run again."
+  fi
+  cat >"${tree}/Makefile" <<EOF
+${STANDIN_MARK}
+# Upstream's Makefile for hack/update-openapi-spec.sh, which the module zips
+# do not hold.
 all:
-	test "$(WHAT)" = cmd/kube-apiserver
+	test "\$(WHAT)" = cmd/kube-apiserver
 	go build -trimpath -o _output/local/go/bin/kube-apiserver ./cmd/kube-apiserver
 EOF
 }
 
-# kep::generated::remove_standins TREE takes the stand-ins out of TREE again. third_party/
-# protoc* and etcd* are ignored by upstream's .gitignore and stay.
+# kep::generated::standin FILE says whether FILE is a stand-in that
+# kep::generated::place_standins wrote.
+kep::generated::standin() {
+  [[ -f "$1" && ! -L "$1" ]] && head -n 1 "$1" | grep -qF "${STANDIN_MARK#\# }"
+}
+
+# kep::generated::remove_standins TREE takes the stand-ins out of TREE again, and
+# nothing that was there before them. third_party/ protoc* and etcd* are
+# ignored by upstream's .gitignore and stay.
 kep::generated::remove_standins() {
-  local tree=$1 path
-  for path in "${STANDINS[@]}"; do
-    rm -rf "${tree:?}/${path}"
-  done
+  local tree=$1
+  if kep::generated::standin "${tree:?}/hack/tools/go.mod"; then
+    rm -rf "${tree}/hack/tools"
+  fi
+  if kep::generated::standin "${tree}/Makefile"; then
+    rm -f "${tree}/Makefile"
+  fi
 }
 
 # The pathspecs that leave out the stand-ins.

@@ -35,9 +35,10 @@ NODE_KUBECONFIG="${NODE_STATE}/kubeconfig"
 NODE_STATIC_PODS="${NODE_STATE}/manifests"
 # The PID, in the host's PID namespace, of the cluster namespaces' init.
 NODE_INIT_PIDFILE="${NODE_DIR}/init.pid"
-# The host-wide sysctls that the kubelet sets; recorded before it starts
+# The host-wide sysctls that the kubelet sets (setupKernelTunables, without
+# protectKernelDefaults); recorded before it starts
 # (kep::node::host_snapshot) and restored on teardown.
-NODE_SYSCTLS=(vm.overcommit_memory kernel.panic kernel.panic_on_oops)
+NODE_SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
 # The kubelet's cgroupRoot: the node's Pods live under it, in each cgroup
 # hierarchy, apart from those of any other kubelet on the host (kubepods),
 # and of the node of another clone of the project (a root for each NODE_DIR,
