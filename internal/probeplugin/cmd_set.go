@@ -63,8 +63,8 @@ each once every change of the batch before it is proven: the kubelet reports
 that it applied it, and each new probe passes through its failure window
 (--wait=proven). Each batch takes first the Pods whose change can be proven
 soonest: those whose container runs, then crash-looping ones by the end of
-their back-off. In an incident, --wait=applied is the fast path: the first
-Pod is proven, and each Pod after it waited on only until its kubelet
+their back-off. In an incident, --wait=applied is the fast path: Pods are
+proven until one is, and each Pod after it waited on only until its kubelet
 applied the change; with --max-in-flight=25%, the batches are 1 Pod, then
 batches that double up to a quarter of the replicas, or fewer where the
 workload allows fewer. A change to a crash-looping container is proven

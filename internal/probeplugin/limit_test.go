@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -152,6 +153,34 @@ func TestChooseMaxInFlight(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// A run keeps to the PodDisruptionBudgets that select its Pods, and to its
+// workloads' limits, whatever --max-in-flight says: the flag can only lower
+// them.
+func TestLimitKeepsToBudgetsWithMaxInFlight(t *testing.T) {
+	pods := namedPods("a", "b", "c", "d")
+	for _, p := range pods {
+		p.Labels = map[string]string{"app": "web"}
+	}
+	pdb := &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"},
+		Spec: policyv1.PodDisruptionBudgetSpec{
+			Selector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			MinAvailable: ptr.To(intstr.FromInt32(3)),
+		},
+	}
+	for flag, want := range map[string]string{
+		"":    "1: poddisruptionbudget.policy/web: minAvailable 3 of 4 Pods",
+		"50%": "1: poddisruptionbudget.policy/web: minAvailable 3 of 4 Pods, fewer than --max-in-flight=50%",
+		"1":   "1: --max-in-flight=1",
+	} {
+		o := &changeOptions{clients: clients{client: fake.NewClientset(pdb), namespace: "ns"}, maxInFlight: flag, report: &reporter{errOut: io.Discard}}
+		l, err := o.limit(context.Background(), &targets{pods: pods, replicas: 4})
+		if err != nil || l.String() != want {
+			t.Errorf("--max-in-flight=%q: limit %q, %v; want %q", flag, l.String(), err, want)
+		}
 	}
 }
 

@@ -352,6 +352,9 @@ type proof struct {
 	generation int64
 	container  string
 	fieldPath  string
+	// alone is set when the container is the Pod's only one with a
+	// liveness probe.
+	alone bool
 	// stored is when the API server stored the change, to the second.
 	stored time.Time
 	margin time.Duration
@@ -405,6 +408,7 @@ func newProof(before, stored *v1.Pod, container string, margin time.Duration, fu
 		generation: stored.Generation,
 		container:  container,
 		fieldPath:  fieldPath,
+		alone:      livenessProbes(stored) == 1,
 		stored:     storedAt(stored),
 		margin:     margin,
 		probes:     map[probeType]*v1.Probe{},
@@ -628,7 +632,9 @@ func (p *proof) event(e eventSeen, now time.Time) step {
 		// whose count goes up with each, and which says only the last.
 		n = p.failures.seen(ev, p.stored)
 	}
-	if ev.InvolvedObject.FieldPath != "" && ev.InvolvedObject.FieldPath != p.fieldPath {
+	// A combined event keeps the path of the event that began it, whichever
+	// container the later ones are about.
+	if !combined && ev.InvolvedObject.FieldPath != "" && ev.InvolvedObject.FieldPath != p.fieldPath {
 		return s
 	}
 	at := eventTime(ev).Truncate(time.Second)
@@ -641,6 +647,10 @@ func (p *proof) event(e eventSeen, now time.Time) step {
 		// probe's failures in a row reach its threshold, which this event
 		// can tell before the last Unhealthy event does: both say the same.
 		s.failed = p.livenessThresholdReached(probe, nil, now)
+	case combined && !p.alone && ev.Reason == "Unhealthy" && strings.HasPrefix(message, "Liveness probe"):
+		// Another container's liveness probe may have failed: only a
+		// restart tells this one's failures now.
+		p.failures.untold = true
 	case ev.Reason == "Unhealthy" && strings.HasPrefix(message, "Liveness probe errored"):
 		// The kubelet throws an errored attempt's result away: it neither
 		// counts towards the threshold nor ends a run of failures.
@@ -659,6 +669,18 @@ func (p *proof) event(e eventSeen, now time.Time) step {
 		}
 	}
 	return s
+}
+
+// livenessProbes counts the containers of the Pod that have a liveness
+// probe.
+func livenessProbes(pod *v1.Pod) int {
+	n := 0
+	for _, c := range slices.Concat(pod.Spec.InitContainers, pod.Spec.Containers) {
+		if c.LivenessProbe != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // livenessThresholdReached is the failure of a new liveness probe whose
@@ -685,6 +707,9 @@ type livenessFailures struct {
 	// last is when the last failure of the streak, or the last attempt
 	// that errored after it, happened, to the second.
 	last time.Time
+	// untold is set when the Pod's Unhealthy events were combined, and
+	// did not say whose liveness probe failed.
+	untold bool
 }
 
 // seen records the count of an Unhealthy event of the Pod, and returns by
@@ -754,13 +779,18 @@ func (f *livenessFailures) remaining(probe *v1.Probe, now time.Time, margin time
 // summary says how often the probe failed below its threshold; "" when
 // it did not.
 func (f *livenessFailures) summary(probe *v1.Probe) string {
+	var s string
 	switch {
 	case f.total == 0:
-		return ""
 	case !tellsRuns(probe):
-		return fmt.Sprintf("; it failed %s, and the kubelet did not restart the container", times(f.total))
+		s = fmt.Sprintf("; it failed %s, and the kubelet did not restart the container", times(f.total))
+	default:
+		s = fmt.Sprintf("; it failed %s, at most %d in a row, below its failureThreshold of %d", times(f.total), f.longest, max(probe.FailureThreshold, 1))
 	}
-	return fmt.Sprintf("; it failed %s, at most %d in a row, below its failureThreshold of %d", times(f.total), f.longest, max(probe.FailureThreshold, 1))
+	if f.untold {
+		s += "; the kubelet combined the Pod's Unhealthy events, which then do not say whose liveness probe failed: only a restart shows this one's failures"
+	}
+	return s
 }
 
 // attemptGap is the longest time between two attempts of a probe in a
@@ -823,7 +853,7 @@ func (p *proof) windowEnded(t probeType, now time.Time) step {
 			s.windows = map[probeType]time.Duration{liveness: more}
 			return s
 		}
-		if p.failures.total == 0 {
+		if p.failures.total == 0 && !p.failures.untold {
 			p.passed[t] = fmt.Sprintf("no restart and no liveness failure through the probe's failure window (%s)", window)
 		} else {
 			p.passed[t] = fmt.Sprintf("no restart through the probe's failure window (%s)%s", window, p.failures.summary(probe))

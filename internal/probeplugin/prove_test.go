@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -800,53 +801,77 @@ func TestProveRelaxedLiveness(t *testing.T) {
 
 // The kubelet's recorder combines a Pod's Unhealthy events into one once
 // they say too many different things: its count goes up with every probe's
-// failure, and it says only the last. A relaxed liveness probe's proof
-// counts its own failures, not the readiness probe's between them.
+// failure, it says only the last, and its path is the container of the
+// event that began it. A relaxed liveness probe's proof counts its own
+// failures, not the readiness probe's between them; when another container
+// has a liveness probe too, the combined event does not say whose failed.
 func TestProveCombinedEvents(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		before, stored := changedPods()
-		before.Spec.Containers[0].LivenessProbe = httpGet("/livez")
-		before.Spec.Containers[0].LivenessProbe.FailureThreshold = 1
-		storedAt := time.Now()
-		livenessChanged(before, stored, storedAt)
-		stored.Spec.Containers[0].LivenessProbe.FailureThreshold = 6
-		stored.Spec.Containers[0].LivenessProbe.PeriodSeconds = 5
-		client, k := newKubelet(t, before)
-		w := &prover{client: client, timeout: time.Hour, margin: 2 * time.Second}
-		result := inBackground(func() (string, error) {
-			return w.prove(context.Background(), before, stored, "app")
-		})
-		time.Sleep(time.Second)
-		k.report(2, true)
-		combined := &v1.Event{
-			ObjectMeta:     metav1.ObjectMeta{Name: "web.combined", Namespace: "ns"},
-			InvolvedObject: v1.ObjectReference{Kind: "Pod", Name: "web", UID: k.pod.UID, FieldPath: "spec.containers{app}"},
-			Reason:         "Unhealthy", Type: v1.EventTypeWarning, Count: 10,
-			FirstTimestamp: metav1.NewTime(storedAt.Add(-time.Minute)),
-		}
-		// Every 5s the liveness probe fails once, and the readiness
-		// probe three times.
-		for i := range 4 {
-			for j, message := range []string{"Liveness probe failed: timed out", "Readiness probe failed: 1", "Readiness probe failed: 2", "Readiness probe failed: 3"} {
-				time.Sleep(time.Until(storedAt.Add(time.Duration(5*i+1)*time.Second + time.Duration(j)*time.Second)))
-				combined = combined.DeepCopy()
-				combined.Count++
-				combined.Message = "(combined from similar events): " + message
-				combined.LastTimestamp = metav1.NewTime(time.Now())
-				if combined.ResourceVersion == "" {
-					combined.ResourceVersion = "1"
-					k.events.Add(combined)
-					continue
+	for _, tc := range []struct {
+		name string
+		// sidecar gives the Pod a second container with a liveness probe,
+		// whose event began the combined one.
+		sidecar bool
+		want    string
+	}{{
+		name: "the only container with a liveness probe",
+		want: "no restart through the probe's failure window (38s); it failed 4 times, at most 4 in a row, below its failureThreshold of 6",
+	}, {
+		name:    "a sidecar with a liveness probe",
+		sidecar: true,
+		want:    "no restart through the probe's failure window (38s); the kubelet combined the Pod's Unhealthy events, which then do not say whose liveness probe failed: only a restart shows this one's failures",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				before, stored := changedPods()
+				before.Spec.Containers[0].LivenessProbe = httpGet("/livez")
+				before.Spec.Containers[0].LivenessProbe.FailureThreshold = 1
+				fieldPath := "spec.containers{app}"
+				if tc.sidecar {
+					before.Spec.Containers = append(before.Spec.Containers, v1.Container{Name: "proxy", LivenessProbe: httpGet("/proxy")})
+					fieldPath = "spec.containers{proxy}"
 				}
-				k.events.Modify(combined)
-			}
-		}
-		got, err := result()
-		want := "it failed 4 times, at most 4 in a row, below its failureThreshold of 6"
-		if err != nil || !strings.HasSuffix(got, want) {
-			t.Errorf("prove = %q, %v; want it to end %q", got, err, want)
-		}
-	})
+				storedAt := time.Now()
+				stored.Spec.Containers = slices.Clone(before.Spec.Containers)
+				livenessChanged(before, stored, storedAt)
+				stored.Spec.Containers[0].LivenessProbe.FailureThreshold = 6
+				stored.Spec.Containers[0].LivenessProbe.PeriodSeconds = 5
+				client, k := newKubelet(t, before)
+				w := &prover{client: client, timeout: time.Hour, margin: 2 * time.Second}
+				result := inBackground(func() (string, error) {
+					return w.prove(context.Background(), before, stored, "app")
+				})
+				time.Sleep(time.Second)
+				k.report(2, true)
+				combined := &v1.Event{
+					ObjectMeta:     metav1.ObjectMeta{Name: "web.combined", Namespace: "ns"},
+					InvolvedObject: v1.ObjectReference{Kind: "Pod", Name: "web", UID: k.pod.UID, FieldPath: fieldPath},
+					Reason:         "Unhealthy", Type: v1.EventTypeWarning, Count: 10,
+					FirstTimestamp: metav1.NewTime(storedAt.Add(-time.Minute)),
+				}
+				// Every 5s the liveness probe fails once, and the readiness
+				// probe three times.
+				for i := range 4 {
+					for j, message := range []string{"Liveness probe failed: timed out", "Readiness probe failed: 1", "Readiness probe failed: 2", "Readiness probe failed: 3"} {
+						time.Sleep(time.Until(storedAt.Add(time.Duration(5*i+1)*time.Second + time.Duration(j)*time.Second)))
+						combined = combined.DeepCopy()
+						combined.Count++
+						combined.Message = "(combined from similar events): " + message
+						combined.LastTimestamp = metav1.NewTime(time.Now())
+						if combined.ResourceVersion == "" {
+							combined.ResourceVersion = "1"
+							k.events.Add(combined)
+							continue
+						}
+						k.events.Modify(combined)
+					}
+				}
+				got, err := result()
+				if err != nil || !strings.HasSuffix(got, tc.want) {
+					t.Errorf("prove = %q, %v; want it to end %q", got, err, tc.want)
+				}
+			})
+		})
+	}
 }
 
 // The kubelet's back-off before it starts a crash-looping container again:

@@ -150,12 +150,12 @@ func (p *reporter) undone(pr *podRun) {
 
 // notUndone says why --undo-on-failure left a Pod's change, and the
 // command that puts it back anyway.
-func (p *reporter) notUndone(pr *podRun, t probeType, why string, c *commandLine) {
+func (p *reporter) notUndone(pr *podRun, why string, c *commandLine) {
 	anyway := ""
 	if c.run != "" {
 		anyway = "; to put it back anyway: " + c.undoPod(pr.pod.Name)
 	}
-	p.warnf("pod/%s: not undone: its old %s probe would restart the container sooner than the new one (%s)%s\n", pr.pod.Name, t, why, anyway)
+	p.warnf("pod/%s: not undone: its old probes would restart the container sooner than the new ones (%s)%s\n", pr.pod.Name, why, anyway)
 }
 
 // undoFailed says why a Pod's change could not be put back.

@@ -317,13 +317,10 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 		r.report.undoHint(pr, r.cmdline)
 		return
 	}
-	was, now := probesOf(pr.pod, pr.container), probesOf(pr.stored, pr.container)
-	for _, t := range []probeType{startup, liveness} {
-		if why := restartsSooner(was[t], now[t]); why != "" {
-			pr.reason += fmt.Sprintf("; not undone: the old %s probe would restart the container sooner", t)
-			r.report.notUndone(pr, t, why, r.cmdline)
-			return
-		}
+	if why := restartsSooner(probesOf(pr.pod, pr.container), probesOf(pr.stored, pr.container)); why != "" {
+		pr.reason += "; not undone: the old probes would restart the container sooner"
+		r.report.notUndone(pr, why, r.cmdline)
+		return
 	}
 	res, err := r.patcher.apply(ctx, pr.stored, pr.container, undoChange{original: pr.pod, changed: pr.stored}, nil, false)
 	if err != nil {
@@ -335,24 +332,63 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 	r.report.undone(pr)
 }
 
-// restartsSooner says how an old liveness or startup probe would restart
-// the container sooner than the new one: it is there where the new one is
-// not, it waits less after the container starts, restarts the container
-// after fewer seconds of failures in a row, or waits less for an answer. It
-// is "" when it would not.
-func restartsSooner(was, now *v1.Probe) string {
+// restartsSooner says how the old probes would restart the container
+// sooner than the new ones, or "" when they would not. A liveness probe
+// would when the new one is not there, or waits longer after the container
+// starts, allows more seconds of failures in a row, or waits longer for an
+// answer. A startup probe would when it does so of the new startup probe,
+// or, where either has none, when it gives a starting container less time
+// before a restart: without a startup probe, the liveness probe runs from
+// the container's start.
+func restartsSooner(was, now map[probeType]*v1.Probe) string {
 	switch {
-	case was == nil:
-		return ""
-	case now == nil:
-		return "the change removed it"
+	case was[startup] != nil && now[startup] != nil:
+		if why := probeSooner(was[startup], now[startup]); why != "" {
+			return "the startup probe: " + why
+		}
+	case was[startup] != nil || now[startup] != nil:
+		old, limited := startLimit(was)
+		if n, newLimited := startLimit(now); limited && (!newLimited || old < n) {
+			limit := "none"
+			if newLimited {
+				limit = fmt.Sprintf("%ds", n)
+			}
+			return fmt.Sprintf("a starting container gets %ds before a restart, with the new probes %s", old, limit)
+		}
 	}
+	switch {
+	case was[liveness] == nil:
+	case now[liveness] == nil:
+		return "the change removed the liveness probe"
+	default:
+		if why := probeSooner(was[liveness], now[liveness]); why != "" {
+			return "the liveness probe: " + why
+		}
+	}
+	return ""
+}
+
+// probeSooner says how the probe was would restart the container sooner
+// than now, or "".
+func probeSooner(was, now *v1.Probe) string {
 	o, n := withDefaults(was), withDefaults(now)
 	if o.InitialDelaySeconds < n.InitialDelaySeconds || o.FailureThreshold*o.PeriodSeconds < n.FailureThreshold*n.PeriodSeconds || o.TimeoutSeconds < n.TimeoutSeconds {
 		return fmt.Sprintf("initialDelaySeconds %ds, failureThreshold × periodSeconds %d×%ds, timeout %ds; the new one %ds, %d×%ds, timeout %ds",
 			o.InitialDelaySeconds, o.FailureThreshold, o.PeriodSeconds, o.TimeoutSeconds, n.InitialDelaySeconds, n.FailureThreshold, n.PeriodSeconds, n.TimeoutSeconds)
 	}
 	return ""
+}
+
+// startLimit is how long a container that does not start gets before a
+// restart: the startup probe's delay and failures in a row, or, without
+// one, the liveness probe's; limited is false when it has neither.
+func startLimit(probes map[probeType]*v1.Probe) (seconds int32, limited bool) {
+	p := cmp.Or(probes[startup], probes[liveness])
+	if p == nil {
+		return 0, false
+	}
+	d := withDefaults(p)
+	return d.InitialDelaySeconds + d.FailureThreshold*d.PeriodSeconds, true
 }
 
 // withDefaults returns the probe's timing with the API's defaults for the

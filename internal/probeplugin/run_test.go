@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -564,46 +565,76 @@ func TestRestoreWithUnreadableTemplate(t *testing.T) {
 	}
 }
 
-// --undo-on-failure never puts back a liveness or startup probe that would
-// restart the container sooner than the new one: a relaxed probe whose
-// proof failed stays, and the run says why and how to put the old one back
-// anyway. A stricter new probe that fails is undone.
+// --undo-on-failure never puts back probes that would restart the container
+// sooner than the new ones: a relaxed probe whose proof failed stays, and
+// the run says why and how to put the old one back anyway. A stricter new
+// probe that fails is undone. Without a startup probe, the liveness probe
+// runs from the container's start: adding a startup probe relaxes it, and
+// removing one may make it stricter.
 func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
+	// probe is an httpGet probe with failureThreshold n and
+	// initialDelaySeconds delay, of 10s periods.
+	probe := func(n, delay int32) *v1.Probe {
+		p := httpGet("/healthz")
+		p.FailureThreshold, p.InitialDelaySeconds = n, delay
+		return p
+	}
 	for _, tc := range []struct {
 		name string
-		t    probeType
-		// old and new are the probe's failureThreshold and
-		// initialDelaySeconds before and after the change.
-		old, new [2]int32
-		// want is the failureThreshold after the run.
-		want    int32
+		// startup is the Pod's startup probe before the change, if any;
+		// the liveness probe is 3×10s.
+		startup *v1.Probe
+		change  change
+		// undone says whether the change is put back.
+		undone  bool
 		printed string
 	}{{
-		name: "relaxed from 1 to 6", t: liveness, old: [2]int32{1, 0}, new: [2]int32{6, 0}, want: 6,
-		printed: "pod/web: not undone: its old liveness probe would restart the container sooner than the new one (initialDelaySeconds 0s, failureThreshold × periodSeconds 1×10s, timeout 1s; the new one 0s, 6×10s, timeout 1s); to put it back anyway: kubectl probe undo pod/web -n ns --run " + testRun + "\n",
+		name:    "liveness relaxed from 3 to 6",
+		change:  setChange{types: []probeType{liveness}, settings: settings{failureThreshold: ptr.To[int32](6)}},
+		printed: "pod/web: not undone: its old probes would restart the container sooner than the new ones (the liveness probe: initialDelaySeconds 0s, failureThreshold × periodSeconds 3×10s, timeout 1s; the new one 0s, 6×10s, timeout 1s); to put it back anyway: kubectl probe undo pod/web -n ns --run " + testRun + "\n",
 	}, {
-		name: "made stricter, from 6 to 1", t: liveness, old: [2]int32{6, 0}, new: [2]int32{1, 0}, want: 6,
+		name:    "liveness made stricter, from 3 to 1",
+		change:  setChange{types: []probeType{liveness}, settings: settings{failureThreshold: ptr.To[int32](1)}},
+		undone:  true,
 		printed: "pod/web: undone: its probes are as they were before\n",
 	}, {
-		name: "a liveness probe given a delay", t: liveness, old: [2]int32{3, 0}, new: [2]int32{3, 60}, want: 3,
-		printed: "pod/web: not undone: its old liveness probe would restart the container sooner than the new one (initialDelaySeconds 0s, failureThreshold × periodSeconds 3×10s, timeout 1s; the new one 60s, 3×10s, timeout 1s)",
+		name:    "liveness given a delay",
+		change:  setChange{types: []probeType{liveness}, settings: settings{initialDelaySeconds: ptr.To[int32](60)}},
+		printed: "(the liveness probe: initialDelaySeconds 0s, failureThreshold × periodSeconds 3×10s, timeout 1s; the new one 60s, 3×10s, timeout 1s)",
 	}, {
-		name: "a startup probe relaxed from 30 to 90", t: startup, old: [2]int32{30, 0}, new: [2]int32{90, 0}, want: 90,
-		printed: "pod/web: not undone: its old startup probe would restart the container sooner than the new one (initialDelaySeconds 0s, failureThreshold × periodSeconds 30×10s, timeout 1s; the new one 0s, 90×10s, timeout 1s)",
+		name:    "liveness removed",
+		change:  removeChange{types: []probeType{liveness}},
+		printed: "(the change removed the liveness probe)",
+	}, {
+		name:    "startup relaxed from 30 to 90",
+		startup: probe(30, 0),
+		change:  setChange{types: []probeType{startup}, settings: settings{failureThreshold: ptr.To[int32](90)}},
+		printed: "(the startup probe: initialDelaySeconds 0s, failureThreshold × periodSeconds 30×10s, timeout 1s; the new one 0s, 90×10s, timeout 1s)",
+	}, {
+		name:    "startup added, giving a start 120s, not the liveness probe's 30s",
+		change:  setChange{types: []probeType{startup}, settings: settings{probe: probe(12, 0)}},
+		printed: "(a starting container gets 30s before a restart, with the new probes 120s)",
+	}, {
+		name:    "startup added, giving a start 20s, less than the liveness probe's 30s",
+		change:  setChange{types: []probeType{startup}, settings: settings{probe: probe(2, 0)}},
+		undone:  true,
+		printed: "pod/web: undone: its probes are as they were before\n",
+	}, {
+		name:    "startup of 300s removed: the liveness probe's 30s from the start",
+		startup: probe(30, 0),
+		change:  removeChange{types: []probeType{startup}},
+		undone:  true,
+		printed: "pod/web: undone: its probes are as they were before\n",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := webPod()
-			c0 := &pod.Spec.Containers[0]
-			if tc.t == startup {
-				c0.StartupProbe = c0.LivenessProbe.DeepCopy()
-			}
-			p := *tc.t.of(c0)
-			p.FailureThreshold, p.InitialDelaySeconds = tc.old[0], tc.old[1]
+			pod.Spec.Containers[0].StartupProbe = tc.startup
+			want := pod.Spec.Containers[0].DeepCopy()
 			c := newCluster(pod)
-			r, _, errOut := newRunner(c, setChange{types: []probeType{tc.t}, settings: settings{failureThreshold: ptr.To(tc.new[0]), initialDelaySeconds: ptr.To(tc.new[1])}})
-			r.undoOnFailure = true
+			r, _, errOut := newRunner(c, tc.change)
+			r.undoOnFailure, r.report.yes = true, true
 			r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
-				return "", fmt.Errorf("the new %s probe has not passed", tc.t)
+				return "", errors.New("the new probes have not passed")
 			}
 			if err := r.run(context.Background(), &targets{pods: []*v1.Pod{pod}}); !errors.Is(err, errReported) {
 				t.Errorf("err = %v", err)
@@ -612,8 +643,8 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := (*tc.t.of(&got.Spec.Containers[0])).FailureThreshold; n != tc.want {
-				t.Errorf("failureThreshold %d after the run, want %d\n%s", n, tc.want, errOut)
+			if undone := apiequality.Semantic.DeepEqual(&got.Spec.Containers[0], want); undone != tc.undone {
+				t.Errorf("undone %t, want %t\n%s", undone, tc.undone, errOut)
 			}
 			if !strings.Contains(errOut.String(), tc.printed) {
 				t.Errorf("printed\n%s\nwant %q in it", errOut, tc.printed)
