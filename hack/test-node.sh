@@ -152,8 +152,10 @@ suite() {
   else
     project_tests "${gate}" || rc=$?
   fi
-  node_up=0
+  # Cleared once it is down: an interrupt during teardown leaves it to
+  # cleanup, which takes the node down again (node-down is idempotent).
   "${ROOT}/hack/node-down.sh" || rc=1
+  node_up=0
   return "${rc}"
 }
 

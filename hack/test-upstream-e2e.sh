@@ -55,8 +55,8 @@ for config in "${configs[@]}"; do
     node_up=1
     # A failed spec shows in the table; the table decides.
     kep::e2e::run "${config}" "${FOCUS:-${E2E_FOCUS}}" "${labels}" || true
-    node_up=0
     "${ROOT}/hack/node-down.sh"
+    node_up=0
   fi
 done
 (cd "${ROOT}" && go run ./cmd/e2e-table -dir "${E2E_DIR}" "${configs[@]}") | tee "${E2E_DIR}/table.md"
