@@ -102,7 +102,8 @@ new probe has proved itself through its failure window (--wait=applied
 proves the first Pod that it can prove). The first Pod changes alone, then
 batches that double up to the workload's limit (or a lower
 --max-in-flight), each once every change of the batch before it is proven,
-and never more Pods out of readiness at once than the workload allows. Each
+and, so proven, never more Pods out of readiness at once than the workload
+allows. Each
 run keeps on each Pod it changes what it replaced, and kubectl probe undo
 puts it back; a run that finished prints the change of the workload's Pod
 template that gives the Pods that replace these the new probes too.
@@ -338,7 +339,7 @@ func (o *changeOptions) addRunFlags(cmd *cobra.Command) {
 	cmdutil.AddDryRunFlag(cmd)
 	o.PrintFlags.AddFlags(cmd)
 	cmd.Flags().StringVar(&o.maxInFlight, "max-in-flight", "", "The most Pods that change at a time, a number or a percentage of the workload's replicas (25%): the first Pod changes alone, then batches that double up to this many, each once every change of the batch before it is proven; and never more than this many Pods out of readiness at once, counting those that are not Ready already. It can lower, not raise, the workload's own limit (a Deployment's, StatefulSet's or DaemonSet's maxUnavailable) and that of a PodDisruptionBudget that selects the Pods: the smallest holds; 10 when none says.")
-	cmd.Flags().StringVar(&o.wait, "wait", o.wait, "After each change, what to wait for before the next batch: proven, the Pod's kubelet reports that it applied the change, and each new probe passed (a readiness probe keeps or makes the container Ready, a liveness probe does not restart it, nor fail failureThreshold times in a row, a startup probe starts it; a crash-looping container is proven from its next start, the kubelet's back-off added to --wait-timeout); applied, Pods proven until one is (a Pod deleted meanwhile, or on no node yet, proves nothing), and each Pod after it only until its kubelet applied the change, the fast path of an incident; or none, not waiting on the changes, nor proving any (each batch keeps the floor against the Pods not Ready when it starts, and waits for it, but not against what the changes do after it).")
+	cmd.Flags().StringVar(&o.wait, "wait", o.wait, "After each change, what to wait for before the next batch: proven, the Pod's kubelet reports that it applied the change, and each new probe passed (a readiness probe keeps or makes the container Ready, a liveness probe does not restart it, nor fail failureThreshold times in a row, a startup probe starts it; a crash-looping container is proven from its next start, the kubelet's back-off added to --wait-timeout); applied, Pods proven until one is (a Pod deleted meanwhile, or on no node yet, proves nothing), and each Pod after it only until its kubelet applied the change, the fast path of an incident (a new readiness probe that fails on a Pod may not have made it not Ready yet when the next batch counts the Ready ones); or none, not waiting on the changes, nor proving any (each batch keeps the floor against the Pods not Ready when it starts, and waits for it, but not against what the changes do after it).")
 	cmd.Flags().Lookup("wait").NoOptDefVal = waitProven
 	cmd.Flags().DurationVar(&o.waitTimeout, "wait-timeout", o.waitTimeout, "How long to wait for each Pod (its kubelet to apply the change, its container to run the new probes; a new probe's failure window that began is waited out), and for Pods to turn Ready when no Pod may change without taking too many out of readiness; 0 waits as long as it takes.")
 	cmd.Flags().DurationVar(&o.waitTimeout, "timeout", o.waitTimeout, "How long to wait for each Pod.")

@@ -87,7 +87,8 @@ puts back the Pods it changed.`,
   # Give the liveness probe of a Deployment's Pods as a whole, from standard input
   echo '{"tcpSocket": {"port": 8080}, "periodSeconds": 20, "failureThreshold": 6}' | kubectl probe set deployment/api --liveness -f -
 
-  # Remove the liveness probe of the Pods labelled app=api, 50 at a time
+  # Remove the liveness probe of the Pods labelled app=api, at most 50 at a time
+  # (fewer where their workload or a PodDisruptionBudget allows fewer)
   kubectl probe set -l app=api --liveness --remove --max-in-flight=50
 
   # In an incident: relax the liveness probe of a crash-looping Deployment's Pods,

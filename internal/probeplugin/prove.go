@@ -163,10 +163,15 @@ func (w *prover) wait(ctx context.Context, before, stored *v1.Pod, container str
 		case t := <-windows:
 			s = p.windowEnded(t, time.Now())
 		case err := <-ended:
-			if ctx.Err() == nil {
-				return "", err
+			var failed *podFailedError
+			switch {
+			case ctx.Err() != nil:
+				return "", ctx.Err()
+			case errors.As(err, &failed):
+				p.last = failed.pod
+				return "", w.explain(ctx, p, failed.failure(p.container))
 			}
-			return "", ctx.Err()
+			return "", err
 		case err := <-eventsEnded:
 			if err != nil {
 				p.notes = append(p.notes, fmt.Sprintf("the Pod's events could not be watched (%v), so only a restart would have shown a failure of its new liveness probe", err))
@@ -209,6 +214,23 @@ func (w *prover) wait(ctx context.Context, before, stored *v1.Pod, container str
 	}
 }
 
+// podFailedError is a Pod that failed while its change was proven.
+type podFailedError struct {
+	pod *v1.Pod
+}
+
+func (e *podFailedError) Error() string { return "the Pod failed" }
+
+// failure says how the Pod failed: how its container ended.
+func (e *podFailedError) failure(container string) *failure {
+	message := fmt.Sprintf("the Pod failed (restartPolicy %s) before the change was proven", cmp.Or(e.pod.Spec.RestartPolicy, v1.RestartPolicyAlways))
+	if status := containerStatus(e.pod, container); status != nil && status.State.Terminated != nil {
+		t := status.State.Terminated
+		message += fmt.Sprintf(": container %q ended with %s, exit code %d", container, cmp.Or(t.Reason, "no reason"), t.ExitCode)
+	}
+	return &failure{message: message, event: "Unhealthy"}
+}
+
 // explain returns the error of a failed proof, with the container's latest
 // event that says why, when the failure names one.
 func (w *prover) explain(ctx context.Context, p *proof, f *failure) error {
@@ -222,7 +244,8 @@ func (w *prover) explain(ctx context.Context, p *proof, f *failure) error {
 }
 
 // watchPod sends each state of the Pod to pods until ctx ends, or the Pod
-// is deleted, recreated, terminating or finished: a podGoneError.
+// is deleted, recreated, terminating or succeeded (a podGoneError), or
+// failed (a podFailedError).
 func (w *prover) watchPod(ctx context.Context, pod *v1.Pod, pods chan<- *v1.Pod) error {
 	client := w.client.CoreV1().Pods(pod.Namespace)
 	field := fields.OneTermEqualSelector(metav1.ObjectNameField, pod.Name).String()
@@ -246,6 +269,11 @@ func (w *prover) watchPod(ctx context.Context, pod *v1.Pod, pods chan<- *v1.Pod)
 		}
 		if p.UID != pod.UID {
 			return false, &podGoneError{reason: "recreated: another Pod has its name now"}
+		}
+		if p.Status.Phase == v1.PodFailed && p.DeletionTimestamp == nil {
+			// A container that does not restart (restartPolicy Never)
+			// fails its Pod where another would restart.
+			return false, &podFailedError{pod: p}
 		}
 		if reason := leaving(p); reason != "" {
 			return false, &podGoneError{reason: reason}

@@ -456,7 +456,7 @@ func (p *reporter) interrupted(inFlight int, undoing bool, c *commandLine) {
 		what = "the Pod in flight is"
 	}
 	if undoing {
-		done = "put back"
+		done = "put back, unless their old probes would restart the container sooner"
 	}
 	if inFlight == 0 {
 		fmt.Fprintf(p.errOut, "interrupted: no more Pods change; Ctrl-C again quits at once\n")

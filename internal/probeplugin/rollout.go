@@ -11,6 +11,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/kubectl/pkg/util/podutils"
 )
@@ -333,16 +334,24 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 }
 
 // restartsSooner says how the old probes would restart the container
-// sooner than the new ones, or "" when they would not. A liveness probe
-// would when the new one is not there, or waits longer after the container
-// starts, allows more seconds of failures in a row, or waits longer for an
-// answer. A startup probe would when it does so of the new startup probe,
-// or, where either has none, when it gives a starting container less time
-// before a restart: without a startup probe, the liveness probe runs from
-// the container's start.
+// sooner than the new ones, or "" when they would not. Only a probe that
+// asks what the new one asks (the same handler) is weighed so: a new
+// handler that failed its proof is put back whatever its timing. A
+// liveness probe would when the new one is not there, or waits longer
+// after the container starts, allows more seconds of failures in a row, or
+// waits longer for an answer. A startup probe would when it does so of the
+// new startup probe, or, where either has none, when it gives a starting
+// container less time before a restart: without a startup probe, the
+// liveness probe runs from the container's start.
 func restartsSooner(was, now map[probeType]*v1.Probe) string {
+	same := func(t probeType) bool {
+		return apiequality.Semantic.DeepEqual(was[t].ProbeHandler, now[t].ProbeHandler)
+	}
 	switch {
 	case was[startup] != nil && now[startup] != nil:
+		if !same(startup) {
+			break
+		}
 		if why := probeSooner(was[startup], now[startup]); why != "" {
 			return "the startup probe: " + why
 		}
@@ -360,7 +369,7 @@ func restartsSooner(was, now map[probeType]*v1.Probe) string {
 	case was[liveness] == nil:
 	case now[liveness] == nil:
 		return "the change removed the liveness probe"
-	default:
+	case same(liveness):
 		if why := probeSooner(was[liveness], now[liveness]); why != "" {
 			return "the liveness probe: " + why
 		}

@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
@@ -601,6 +602,13 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 		name:    "liveness given a delay",
 		change:  setChange{types: []probeType{liveness}, settings: settings{initialDelaySeconds: ptr.To[int32](60)}},
 		printed: "(the liveness probe: initialDelaySeconds 0s, failureThreshold × periodSeconds 3×10s, timeout 1s; the new one 60s, 3×10s, timeout 1s)",
+	}, {
+		// The new handler asks another thing, and failed: the old one is
+		// put back, though it waits less for an answer.
+		name:    "liveness given another handler and a longer timeout",
+		change:  setChange{types: []probeType{liveness}, settings: settings{handler: &v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/livez", Port: intstr.FromInt32(8081)}}, timeoutSeconds: ptr.To[int32](5)}},
+		undone:  true,
+		printed: "pod/web: undone: its probes are as they were before\n",
 	}, {
 		name:    "liveness removed",
 		change:  removeChange{types: []probeType{liveness}},
