@@ -88,9 +88,17 @@ budget=0
 
 # The report: what ran, where, and what it gave, as the run printed it.
 report="${ROOT}/docs/benchmarks.md"
-# The report names the commit of this repository whose series it measured.
-measured=$(kep::tree::series_tree "${PATCHES}")
-if [[ "${measured}" == "$(git -C "${ROOT}" rev-parse "HEAD:${SERIES}" 2>/dev/null)" ]]; then
+# The report names the commit of this repository whose series it measured,
+# when the tree is that series: not when it holds edits or commits not
+# exported, or was built from an older series (make checkout rebuilds it).
+measured=unknown exported=0
+kep::tree::is_exported || exported=$?
+if ((exported == 0)) && [[ -z "$(kep::tree::git status --porcelain --untracked-files=normal)" ]]; then
+  measured=$(kep::tree::series_tree "${PATCHES}")
+fi
+if [[ "${measured}" == unknown ]]; then
+  commit="the tree as it was, not the series: work not exported, or an older series"
+elif [[ "${measured}" == "$(git -C "${ROOT}" rev-parse "HEAD:${SERIES}" 2>/dev/null)" ]]; then
   commit="the series of commit $(git -C "${ROOT}" rev-parse --short HEAD)"
 else
   commit="a series not committed yet"

@@ -236,9 +236,28 @@ kep::generated::regenerate() {
 # KUBE_APISERVER_SERVE_REMOVED_APIS_FOR_ONE_RELEASE, so that it serves what
 # the base's release served, and the spec differs from the base's only by
 # what the series changes.
+# Its etcd takes a port that no listener's address contains, as upstream's
+# check (kube::etcd::validate) matches it: not 2379, which a host's own
+# etcd, or make run's on 23790, would hold.
 kep::generated::openapi_spec() {
-  env -u API_PORT ${KUBE_BINARY_VERSION:+KUBE_APISERVER_SERVE_REMOVED_APIS_FOR_ONE_RELEASE=true} \
+  local port
+  port=$(kep::generated::etcd_port) || kep::log::error_exit "no free port for etcd in 32379-32478"
+  env -u API_PORT ETCD_PORT="${port}" ${KUBE_BINARY_VERSION:+KUBE_APISERVER_SERVE_REMOVED_APIS_FOR_ONE_RELEASE=true} \
     bash hack/update-openapi-spec.sh
+}
+
+# kep::generated::etcd_port prints a port of 32379-32478 that no listening
+# address on the host contains, or fails.
+kep::generated::etcd_port() {
+  local listening port
+  listening=$(ss -Hltn | awk '{print $4}')
+  for port in $(seq 32379 32478); do
+    grep -q "[.:]${port}" <<<"${listening}" || {
+      echo "${port}"
+      return 0
+    }
+  done
+  return 1
 }
 
 # kep::generated::protobuf TREE regenerates every generated.proto, generated.pb.go
