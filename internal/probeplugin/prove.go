@@ -223,7 +223,7 @@ func (e *podFailedError) Error() string { return "the Pod failed" }
 
 // failure says how the Pod failed: how its container ended.
 func (e *podFailedError) failure(container string) *failure {
-	message := fmt.Sprintf("the Pod failed (restartPolicy %s) before the change was proven", cmp.Or(e.pod.Spec.RestartPolicy, v1.RestartPolicyAlways))
+	message := "the Pod failed (restartPolicy Never) before the change was proven"
 	if status := containerStatus(e.pod, container); status != nil && status.State.Terminated != nil {
 		t := status.State.Terminated
 		message += fmt.Sprintf(": container %q ended with %s, exit code %d", container, cmp.Or(t.Reason, "no reason"), t.ExitCode)
@@ -270,9 +270,10 @@ func (w *prover) watchPod(ctx context.Context, pod *v1.Pod, pods chan<- *v1.Pod)
 		if p.UID != pod.UID {
 			return false, &podGoneError{reason: "recreated: another Pod has its name now"}
 		}
-		if p.Status.Phase == v1.PodFailed && p.DeletionTimestamp == nil {
-			// A container that does not restart (restartPolicy Never)
-			// fails its Pod where another would restart.
+		if p.Status.Phase == v1.PodFailed && p.DeletionTimestamp == nil && p.Spec.RestartPolicy == v1.RestartPolicyNever && p.Status.Reason == "" {
+			// A container that does not restart fails its Pod where
+			// another would restart; the kubelet gives a reason when it
+			// ends the Pod itself (Evicted).
 			return false, &podFailedError{pod: p}
 		}
 		if reason := leaving(p); reason != "" {

@@ -801,34 +801,55 @@ func TestProveRelaxedLiveness(t *testing.T) {
 
 // A container that does not restart (restartPolicy Never) fails its Pod
 // where another would restart: the proof fails, and says how the container
-// ended; the Pod is not skipped as finished.
+// ended; the Pod is not skipped as finished. A Pod that the kubelet ended
+// itself, which says why (Evicted), is skipped as finished, whatever its
+// restartPolicy.
 func TestProvePodFailed(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		before, stored := changedPods()
-		before.Spec.RestartPolicy = v1.RestartPolicyNever
-		storedAt := time.Now()
-		livenessChanged(before, stored, storedAt)
-		stored.Spec.RestartPolicy = v1.RestartPolicyNever
-		client, k := newKubelet(t, before)
-		w := &prover{client: client, timeout: time.Hour, margin: 2 * time.Second}
-		result := inBackground(func() (string, error) {
-			return w.prove(context.Background(), before, stored, "app")
+	for _, tc := range []struct {
+		name          string
+		restartPolicy v1.RestartPolicy
+		reason        string
+		want          string
+		gone          bool
+	}{{
+		name:          "restartPolicy Never",
+		restartPolicy: v1.RestartPolicyNever,
+		want:          `the Pod failed (restartPolicy Never) before the change was proven: container "app" ended with Error, exit code 137`,
+	}, {
+		name:          "evicted",
+		restartPolicy: v1.RestartPolicyAlways,
+		reason:        "Evicted",
+		want:          "finished (Failed: Evicted)",
+		gone:          true,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				before, stored := changedPods()
+				before.Spec.RestartPolicy = tc.restartPolicy
+				storedAt := time.Now()
+				livenessChanged(before, stored, storedAt)
+				stored.Spec.RestartPolicy = tc.restartPolicy
+				client, k := newKubelet(t, before)
+				w := &prover{client: client, timeout: time.Hour, margin: 2 * time.Second}
+				result := inBackground(func() (string, error) {
+					return w.prove(context.Background(), before, stored, "app")
+				})
+				time.Sleep(time.Second)
+				k.report(2, true)
+				time.Sleep(5 * time.Second)
+				failed := k.pod.DeepCopy()
+				failed.Status.Phase, failed.Status.Reason = v1.PodFailed, tc.reason
+				failed.Status.ContainerStatuses[0].Ready = false
+				failed.Status.ContainerStatuses[0].State = v1.ContainerState{Terminated: &v1.ContainerStateTerminated{Reason: "Error", ExitCode: 137}}
+				k.watcher.Modify(failed)
+				_, err := result()
+				var gone *podGoneError
+				if err == nil || errors.As(err, &gone) != tc.gone || !strings.HasPrefix(err.Error(), tc.want) {
+					t.Errorf("prove: %v (the Pod gone: %t), want %q (gone: %t)", err, errors.As(err, &gone), tc.want, tc.gone)
+				}
+			})
 		})
-		time.Sleep(time.Second)
-		k.report(2, true)
-		time.Sleep(5 * time.Second)
-		failed := k.pod.DeepCopy()
-		failed.Status.Phase = v1.PodFailed
-		failed.Status.ContainerStatuses[0].Ready = false
-		failed.Status.ContainerStatuses[0].State = v1.ContainerState{Terminated: &v1.ContainerStateTerminated{Reason: "Error", ExitCode: 137}}
-		k.watcher.Modify(failed)
-		_, err := result()
-		var gone *podGoneError
-		want := `the Pod failed (restartPolicy Never) before the change was proven: container "app" ended with Error, exit code 137`
-		if err == nil || errors.As(err, &gone) || !strings.HasPrefix(err.Error(), want) {
-			t.Errorf("prove: %v, want a failure %q", err, want)
-		}
-	})
+	}
 }
 
 // The kubelet's recorder combines a Pod's Unhealthy events into one once

@@ -308,17 +308,17 @@ func (r *runner) one(ctx, proofs context.Context, pr *podRun, wait func(ctx cont
 	r.report.proven(pr, proven)
 }
 
-// undo puts back the probes of a Pod whose change failed, with
-// --undo-on-failure, and otherwise prints the command that does. It never
-// puts back a liveness or startup probe that would restart the container
-// sooner than the new one: a relaxed probe that failed its proof is still
-// the lesser evil.
+// undo puts back the probes of a Pod whose change failed, or was
+// interrupted, with --undo-on-failure, and otherwise prints the command that
+// does. It never puts back probes that would restart the container sooner
+// than the new ones (restartsSooner): a relaxed probe that failed its proof
+// is still the lesser evil.
 func (r *runner) undo(ctx context.Context, pr *podRun) {
 	if !r.undoOnFailure {
 		r.report.undoHint(pr, r.cmdline)
 		return
 	}
-	if why := restartsSooner(probesOf(pr.pod, pr.container), probesOf(pr.stored, pr.container)); why != "" {
+	if why := restartsSooner(probesOf(pr.pod, pr.container), probesOf(pr.stored, pr.container), !pr.interrupted); why != "" {
 		pr.reason += "; not undone: the old probes would restart the container sooner"
 		r.report.notUndone(pr, why, r.cmdline)
 		return
@@ -334,30 +334,34 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 }
 
 // restartsSooner says how the old probes would restart the container
-// sooner than the new ones, or "" when they would not. Only a probe that
-// asks what the new one asks (the same handler) is weighed so: a new
-// handler that failed its proof is put back whatever its timing. A
+// sooner than the new ones, or "" when they would not. After a failed
+// proof, only probes that ask what the new ones ask (the same handler) are
+// weighed so: a new handler that failed is put back whatever its timing. A
 // liveness probe would when the new one is not there, or waits longer
 // after the container starts, allows more seconds of failures in a row, or
 // waits longer for an answer. A startup probe would when it does so of the
 // new startup probe, or, where either has none, when it gives a starting
 // container less time before a restart: without a startup probe, the
 // liveness probe runs from the container's start.
-func restartsSooner(was, now map[probeType]*v1.Probe) string {
-	same := func(t probeType) bool {
-		return apiequality.Semantic.DeepEqual(was[t].ProbeHandler, now[t].ProbeHandler)
+func restartsSooner(was, now map[probeType]*v1.Probe, failed bool) string {
+	weighed := func(old, new *v1.Probe) bool {
+		return !failed || apiequality.Semantic.DeepEqual(old.ProbeHandler, new.ProbeHandler)
 	}
 	switch {
 	case was[startup] != nil && now[startup] != nil:
-		if !same(startup) {
+		if !weighed(was[startup], now[startup]) {
 			break
 		}
 		if why := probeSooner(was[startup], now[startup]); why != "" {
 			return "the startup probe: " + why
 		}
 	case was[startup] != nil || now[startup] != nil:
-		old, limited := startLimit(was)
-		if n, newLimited := startLimit(now); limited && (!newLimited || old < n) {
+		// What checks a starting container, before and after.
+		if o, n := cmp.Or(was[startup], was[liveness]), cmp.Or(now[startup], now[liveness]); o == nil || n != nil && !weighed(o, n) {
+			break
+		}
+		old, _ := startLimit(was)
+		if n, newLimited := startLimit(now); !newLimited || old < n {
 			limit := "none"
 			if newLimited {
 				limit = fmt.Sprintf("%ds", n)
@@ -369,7 +373,7 @@ func restartsSooner(was, now map[probeType]*v1.Probe) string {
 	case was[liveness] == nil:
 	case now[liveness] == nil:
 		return "the change removed the liveness probe"
-	case same(liveness):
+	case weighed(was[liveness], now[liveness]):
 		if why := probeSooner(was[liveness], now[liveness]); why != "" {
 			return "the liveness probe: " + why
 		}

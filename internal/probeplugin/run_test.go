@@ -628,6 +628,13 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 		undone:  true,
 		printed: "pod/web: undone: its probes are as they were before\n",
 	}, {
+		// What checks a starting container asks another thing: the
+		// startup probe that failed is taken away, whatever its timing.
+		name:    "startup added with another handler than the liveness probe's",
+		change:  setChange{types: []probeType{startup}, settings: settings{probe: func() *v1.Probe { p := probe(60, 0); p.HTTPGet.Path = "/started"; return p }()}},
+		undone:  true,
+		printed: "pod/web: undone: its probes are as they were before\n",
+	}, {
 		name:    "startup of 300s removed: the liveness probe's 30s from the start",
 		startup: probe(30, 0),
 		change:  removeChange{types: []probeType{startup}},
@@ -658,6 +665,21 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 				t.Errorf("printed\n%s\nwant %q in it", errOut, tc.printed)
 			}
 		})
+	}
+}
+
+// A change interrupted before it was proven, with --undo-on-failure, did
+// not fail: its old probes are weighed whatever their handler.
+func TestRestartsSoonerInterrupted(t *testing.T) {
+	was := map[probeType]*v1.Probe{liveness: httpGet("/healthz")}
+	now := map[probeType]*v1.Probe{liveness: httpGet("/livez")}
+	now[liveness].TimeoutSeconds = 5
+	if why := restartsSooner(was, now, true); why != "" {
+		t.Errorf("failed: %q, want the new handler put back", why)
+	}
+	want := "the liveness probe: initialDelaySeconds 0s, failureThreshold × periodSeconds 3×10s, timeout 1s; the new one 0s, 3×10s, timeout 5s"
+	if why := restartsSooner(was, now, false); why != want {
+		t.Errorf("interrupted: %q, want %q", why, want)
 	}
 }
 

@@ -231,6 +231,9 @@ func leaving(pod *v1.Pod) string {
 	case pod.DeletionTimestamp != nil:
 		return "terminating"
 	case pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed:
+		if pod.Status.Reason != "" {
+			return fmt.Sprintf("finished (%s: %s)", pod.Status.Phase, pod.Status.Reason)
+		}
 		return fmt.Sprintf("finished (%s)", pod.Status.Phase)
 	}
 	return ""
