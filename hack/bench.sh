@@ -33,6 +33,23 @@ done
 work="${OUTPUT}/bench"
 kep::sidebyside::run "${work}"
 
+# The report names the commit of this repository whose series it measured,
+# when the tree built is that series: not when it holds edits or commits
+# not exported, or was built from an older series (make checkout rebuilds
+# it).
+measured=unknown exported=0
+kep::tree::is_exported || exported=$?
+if ((exported == 0)) && [[ -z "$(kep::tree::git status --porcelain --untracked-files=normal)" ]]; then
+  measured=$(kep::tree::series_tree "${PATCHES}")
+fi
+if [[ "${measured}" == unknown ]]; then
+  commit="the tree as it was, not the series: work not exported, or an older series"
+elif [[ "${measured}" == "$(git -C "${ROOT}" rev-parse "HEAD:${SERIES}" 2>/dev/null)" ]]; then
+  commit="the series of commit $(git -C "${ROOT}" rev-parse --short HEAD)"
+else
+  commit="a series not committed yet"
+fi
+
 PROBER_PKG=pkg/kubelet/prober
 for tree in base patched; do
   root=$(kep::sidebyside::tree_root "${tree}")
@@ -88,21 +105,6 @@ budget=0
 
 # The report: what ran, where, and what it gave, as the run printed it.
 report="${ROOT}/docs/benchmarks.md"
-# The report names the commit of this repository whose series it measured,
-# when the tree is that series: not when it holds edits or commits not
-# exported, or was built from an older series (make checkout rebuilds it).
-measured=unknown exported=0
-kep::tree::is_exported || exported=$?
-if ((exported == 0)) && [[ -z "$(kep::tree::git status --porcelain --untracked-files=normal)" ]]; then
-  measured=$(kep::tree::series_tree "${PATCHES}")
-fi
-if [[ "${measured}" == unknown ]]; then
-  commit="the tree as it was, not the series: work not exported, or an older series"
-elif [[ "${measured}" == "$(git -C "${ROOT}" rev-parse "HEAD:${SERIES}" 2>/dev/null)" ]]; then
-  commit="the series of commit $(git -C "${ROOT}" rev-parse --short HEAD)"
-else
-  commit="a series not committed yet"
-fi
 # The marker that make verify's measured check compares with the series.
 refresh="make bench"
 [[ "${BASE}" == "${DEFAULT_BASE}" ]] || refresh+=" BASE=${BASE}"
@@ -116,7 +118,11 @@ refresh="make bench"
   echo
   echo "- run: $(date -u +%Y-%m-%dT%H:%MZ), $((SECONDS - start)) s"
   echo "- machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(free -g | awk '/^Mem:/ {print $2}') GiB, $(go version | cut -d' ' -f3-)"
-  echo "- trees: ${KUBE_VERSION} and ${KUBE_VERSION} plus the $(kep::tree::patch_files | wc -l) patches of ${SERIES}/ (git tree ${measured:0:12}, ${commit})"
+  if [[ "${measured}" == unknown ]]; then
+    echo "- trees: ${KUBE_VERSION} and ${TREE} as it was (${commit})"
+  else
+    echo "- trees: ${KUBE_VERSION} and ${KUBE_VERSION} plus the $(kep::tree::patch_files | wc -l) patches of ${SERIES}/ (git tree ${measured:0:12}, ${commit})"
+  fi
   echo "- rounds: ${rounds} of ${benchtime} (ValidatePodUpdate), ${loop_rounds} of ${benchtime} (the probe loop), ${prober_rounds} (prober), interleaved"
   echo
   echo "How to read it: the budgets below are what \`make bench\` checks. The gate-on"

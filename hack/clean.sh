@@ -28,5 +28,9 @@ fi
 if [[ -f "${OUTPUT}/node/init.pid" || -f "${OUTPUT}/node/host.before" ]]; then
   "${ROOT}/hack/node-down.sh"
 fi
+# What make test-node planted on the host, if a killed run left it.
+if [[ -d "${OUTPUT}/node-guest" ]]; then
+  "${ROOT}/hack/internal/node-guest.sh" remove
+fi
 rm -rf "${OUTPUT}"
 kep::log::status "removed _output/"

@@ -116,8 +116,10 @@ stop_tree() {
 node_up=0
 cleanup() {
   [[ -z "${specs}" ]] || stop_tree "${specs}"
-  ((node_up == 0)) || "${ROOT}/hack/node-down.sh" || true
+  # First what was planted, which takes a moment, in case teardown is
+  # killed on its way.
   "${ROOT}/hack/internal/node-guest.sh" remove
+  ((node_up == 0)) || "${ROOT}/hack/node-down.sh" || true
 }
 trap cleanup EXIT
 

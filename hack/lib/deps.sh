@@ -17,10 +17,10 @@ HARNESS_DEBIAN_PACKAGES=(
   "libseccomp-dev -"      # runc's seccomp support
   "procps pgrep"          # pgrep, sysctl, free: the node and its teardown
   "util-linux unshare"    # unshare, nsenter, setsid: the node's namespaces
-  "iproute2 ip"           # the node's bridge, and the teardown's check
+  "iproute2 ss"           # the node's bridge, the teardown's check; upstream's etcd port check
   "busybox-static -"      # the shell and applets of the node's images
   "openssl openssl"       # the API servers' certificates
-  "curl curl"             # waiting for etcd; the user guide
+  "curl curl"             # waiting for etcd; the user guide; the OpenAPI spec
   "jq jq"                 # go -overlay files; the user guide; upstream's e2e test ownership check
   "python3 python3"       # upstream's license header check
   "protobuf-compiler protoc" # generated.proto (make verify, make update-generated)

@@ -63,10 +63,12 @@ kep::generated::steps() {
 }
 
 # kep::generated::require stops unless the tree exists, and installs protoc
-# (Debian's protobuf-compiler) for generated.proto.
+# (Debian's protobuf-compiler) for generated.proto, and what upstream's
+# OpenAPI-spec script uses: jq, curl, and ss (iproute2), which its etcd port
+# check and kep::generated::etcd_port read.
 kep::generated::require() {
   [[ -e "${KUBE_ROOT}/.git" ]] || kep::log::error_exit "${KUBE_ROOT} does not exist. Run 'make checkout${MAKE_BASE}' first."
-  kep::deps::ensure protobuf-compiler
+  kep::deps::ensure protobuf-compiler jq curl iproute2
 }
 
 # Paths that kep::generated::place_standins creates in a tree, where they
@@ -250,7 +252,8 @@ kep::generated::openapi_spec() {
 # address on the host contains, or fails.
 kep::generated::etcd_port() {
   local listening port
-  listening=$(ss -Hltn | awk '{print $4}')
+  listening=$(ss -Hltn) || return 1
+  listening=$(awk '{print $4}' <<<"${listening}")
   for port in $(seq 32379 32478); do
     grep -q "[.:]${port}" <<<"${listening}" || {
       echo "${port}"
