@@ -404,8 +404,11 @@ type proof struct {
 	began  map[probeType]time.Duration
 	passed map[probeType]string
 	// restarts is the container's restart count when the first proof
-	// began.
+	// began, and running the ID of the container that ran then, if one
+	// did: the kubelet counts a restart only when it starts the next
+	// container, after its back-off.
 	restarts  int32
+	running   string
 	readiness *readinessProof
 	// failures counts the new liveness probe's failures.
 	failures livenessFailures
@@ -540,9 +543,15 @@ func (p *proof) observe(pod *v1.Pod, now time.Time) step {
 			p.notes = append(p.notes, "the container has started: its new startup probe runs when it restarts")
 		}
 	}
-	if len(p.began) > 0 && status != nil && status.RestartCount != p.restarts {
-		s.failed = p.restarted(status)
-		return s
+	if len(p.began) > 0 && status != nil {
+		switch {
+		case status.RestartCount != p.restarts:
+			s.failed = p.restarted(status)
+			return s
+		case p.running != "" && (status.ContainerID != p.running || status.State.Running == nil):
+			s.failed = p.stopped(status)
+			return s
+		}
 	}
 	s.backOff = p.backOff(status, now)
 	// A startup probe runs from the container's start: a container that
@@ -624,6 +633,9 @@ func kubeletBackOff(restarts int32) time.Duration {
 func (p *proof) begin(s *step, t probeType, probe *v1.Probe, status *v1.ContainerStatus, now time.Time) {
 	if len(p.began) == 0 && status != nil {
 		p.restarts = status.RestartCount
+		if status.State.Running != nil {
+			p.running = status.ContainerID
+		}
 	}
 	window := failureWindow(probe, p.margin) + remainingDelay(probe, status, now)
 	if t == liveness {
@@ -913,6 +925,17 @@ func (p *proof) restarted(status *v1.ContainerStatus) *failure {
 	message := fmt.Sprintf("container %q restarted before its new %s passed (restart count %d, was %d)", p.container, p.pending("probe", "probes"), status.RestartCount, p.restarts)
 	if t := status.LastTerminationState.Terminated; t != nil {
 		message += fmt.Sprintf("; its last run ended with %s, exit code %d", cmp.Or(t.Reason, "no reason"), t.ExitCode)
+	}
+	return &failure{message: message, event: "Killing"}
+}
+
+// stopped is the failure of a proof whose container stopped running, before
+// the kubelet started the next one (after its back-off) or, with
+// restartPolicy Never, for good.
+func (p *proof) stopped(status *v1.ContainerStatus) *failure {
+	message := fmt.Sprintf("container %q stopped before its new %s passed", p.container, p.pending("probe", "probes"))
+	if t := cmp.Or(status.State.Terminated, status.LastTerminationState.Terminated); t != nil {
+		message += fmt.Sprintf("; its run ended with %s, exit code %d", cmp.Or(t.Reason, "no reason"), t.ExitCode)
 	}
 	return &failure{message: message, event: "Killing"}
 }

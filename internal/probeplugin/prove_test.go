@@ -799,6 +799,57 @@ func TestProveRelaxedLiveness(t *testing.T) {
 	}
 }
 
+// The kubelet counts a restart only when it starts the next container, after
+// its back-off: a container that its new liveness probe killed, and that
+// waits out the back-off, fails the proof when it stops, as one that ended
+// for good (restartPolicy Never, with another container still running) does.
+func TestProveContainerStopped(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		stopped v1.ContainerStatus
+		want    string
+	}{{
+		name: "waiting out the back-off",
+		stopped: v1.ContainerStatus{
+			State:                v1.ContainerState{Waiting: &v1.ContainerStateWaiting{Reason: crashLoopBackOff}},
+			LastTerminationState: v1.ContainerState{Terminated: &v1.ContainerStateTerminated{ContainerID: "containerd://1", Reason: "Error", ExitCode: 137}},
+		},
+		want: `container "app" stopped before its new liveness probe passed; its run ended with Error, exit code 137`,
+	}, {
+		name: "ended for good",
+		stopped: v1.ContainerStatus{
+			ContainerID: "containerd://1",
+			State:       v1.ContainerState{Terminated: &v1.ContainerStateTerminated{ContainerID: "containerd://1", Reason: "Completed", ExitCode: 0}},
+		},
+		want: `container "app" stopped before its new liveness probe passed; its run ended with Completed, exit code 0`,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			before, stored := changedPods()
+			livenessChanged(before, stored, time.Now())
+			p, err := newProof(before, stored, "app", time.Second, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			running := stored.DeepCopy()
+			running.Status.ObservedGeneration = 2
+			running.Status.ContainerStatuses = []v1.ContainerStatus{{
+				Name: "app", ContainerID: "containerd://1", Ready: true, Started: ptr.To(true), RestartCount: 3,
+				State: v1.ContainerState{Running: &v1.ContainerStateRunning{}},
+			}}
+			now := time.Now()
+			if s := p.observe(running, now); s.failed != nil || len(p.began) == 0 {
+				t.Fatalf("running: %+v, began %v; want the liveness proof begun", s.failed, p.began)
+			}
+			stopped := running.DeepCopy()
+			tc.stopped.Name, tc.stopped.RestartCount, tc.stopped.Started = "app", 3, ptr.To(false)
+			stopped.Status.ContainerStatuses = []v1.ContainerStatus{tc.stopped}
+			if s := p.observe(stopped, now.Add(20*time.Second)); s.failed == nil || s.failed.message != tc.want {
+				t.Errorf("stopped: %+v, want the failure %q", s.failed, tc.want)
+			}
+		})
+	}
+}
+
 // A container that does not restart (restartPolicy Never) fails its Pod
 // where another would restart: the proof fails, and says how the container
 // ended; the Pod is not skipped as finished. A Pod that the kubelet ended
@@ -817,9 +868,15 @@ func TestProvePodFailed(t *testing.T) {
 		want:          `the Pod failed (restartPolicy Never) before the change was proven: container "app" ended with Error, exit code 137`,
 	}, {
 		name:          "evicted",
-		restartPolicy: v1.RestartPolicyAlways,
+		restartPolicy: v1.RestartPolicyNever,
 		reason:        "Evicted",
 		want:          "finished (Failed: Evicted)",
+		gone:          true,
+	}, {
+		name:          "restartPolicy Always, ended by the kubelet at a node shutdown",
+		restartPolicy: v1.RestartPolicyAlways,
+		reason:        "Terminated",
+		want:          "finished (Failed: Terminated)",
 		gone:          true,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
