@@ -36,7 +36,8 @@ subjects() {
 # The series written must not lose a patch that the tree never had: a patch
 # of the series that HEAD lacks must have been in the tree when it was last
 # applied or exported (SYNCED_REF), and removed since. A patch that the series
-# gained afterwards, for example with a git pull, is not the tree's to drop.
+# gained or changed afterwards, for example with a git pull, is not the
+# tree's to drop or to undo.
 current=()
 kep::util::lines current kep::tree::patch_files
 if ((${#current[@]})) && [[ "${KEP_FORCE:-0}" != 1 ]]; then
@@ -56,6 +57,10 @@ if ((${#current[@]})) && [[ "${KEP_FORCE:-0}" != 1 ]]; then
   if ((${#lost[@]})); then
     printf '  %s\n' "${lost[@]}" >&2
     kep::log::error_exit "${SERIES}/ has ${#lost[@]} patches that ${TREE} never had (above), for example from a git pull: writing the series would drop them. Apply them to the tree first ('make checkout${MAKE_BASE}' if it holds no work of its own, or git am), or drop them with KEP_FORCE=1 make patches."
+  fi
+  # Nor a patch that changed since, under the same subject.
+  if kep::tree::series_changed; then
+    kep::log::error_exit "${SERIES}/ changed since ${TREE} was last applied or exported (a git pull, or a patch file edited): writing the tree's series would undo that. Apply it to the tree first ('make checkout${MAKE_BASE}' if the tree holds no work of its own, or git am), or write the tree's over it with KEP_FORCE=1 make patches."
   fi
 fi
 

@@ -118,7 +118,7 @@ cleanup() {
   [[ -z "${specs}" ]] || stop_tree "${specs}"
   # First what was planted, which takes a moment, in case teardown is
   # killed on its way.
-  "${ROOT}/hack/internal/node-guest.sh" remove
+  "${ROOT}/hack/internal/node-guest.sh" remove || true
   ((node_up == 0)) || "${ROOT}/hack/node-down.sh" || true
 }
 trap cleanup EXIT

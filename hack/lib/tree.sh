@@ -85,8 +85,8 @@ kep::tree::patch_files() {
   find "${PATCHES}" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' | LC_ALL=C sort
 }
 
-# kep::tree::export_series writes base..HEAD of _output/kubernetes as patch files into
-# DIR. Every setting that changes format-patch output is pinned, so that a
+# kep::tree::export_series DIR [REF] writes base..REF (HEAD by default) of
+# _output/kubernetes as patch files into DIR. Every setting that changes format-patch output is pinned, so that a
 # developer's git config cannot, and an unchanged commit always gives a
 # byte-identical file: hashes are zeroed, and every patch's author is the
 # project's maintainers (SERIES_AUTHOR_*), whoever made the commit.
@@ -96,7 +96,7 @@ kep::tree::export_series() {
     -c format.numbered=false -c format.coverLetter=false \
     format-patch -q --zero-commit --no-signature --no-stat --no-renames \
     --no-numbered --no-attach --no-thread --subject-prefix=PATCH \
-    -o "$1" "$(kep::tree::base_commit)..HEAD" || return
+    -o "$1" "$(kep::tree::base_commit)..${2:-HEAD}" || return
   local f
   for f in "$1"/*.patch; do
     [[ -e "${f}" ]] || continue
@@ -141,6 +141,20 @@ kep::tree::is_exported() (
   diff -r -q "${tmp}" "${PATCHES}" --exclude='.*' >/dev/null 2>&1 || return 1
 )
 
+# kep::tree::series_changed succeeds when the series is not what the tree
+# held when it was last applied or exported (SYNCED_REF): a git pull, or an
+# edit of a patch file, changed it since, which writing the tree's series
+# over it would undo. It fails when the series is as it was, or when the
+# tree has no SYNCED_REF to tell.
+kep::tree::series_changed() (
+  local synced tmp
+  synced=$(kep::tree::git rev-parse --verify -q "${SYNCED_REF}") || return 1
+  tmp=$(mktemp -d)
+  trap 'rm -rf "${tmp}"' EXIT
+  kep::tree::export_series "${tmp}" "${synced}" || return 1
+  ! diff -r -q "${tmp}" "${PATCHES}" --exclude='.*' >/dev/null 2>&1
+)
+
 # kep::tree::unexported_work prints what in _output/kubernetes is not in the series:
 # uncommitted edits, and commits that 'make patches' has not written. HEAD at
 # the last apply or export (SYNCED_REF) holds nothing new even when the series
@@ -153,7 +167,10 @@ kep::tree::unexported_work() {
     sed -n 1,20p <<<"${dirty}"
   fi
   synced=$(kep::tree::git rev-parse --verify -q "${SYNCED_REF}" || true)
-  [[ "$(kep::tree::git rev-parse HEAD)" != "${synced}" ]] || return 0
+  if [[ "$(kep::tree::git rev-parse HEAD)" == "${synced}" ]]; then
+    ! kep::tree::series_changed || echo "an older series: ${SERIES}/ changed since the tree was applied ('make checkout${MAKE_BASE}' applies it)"
+    return 0
+  fi
   local exported=0
   kep::tree::is_exported || exported=$?
   if ((exported == 2)); then
