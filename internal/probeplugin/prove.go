@@ -77,8 +77,8 @@ import (
 // startup probe of a container that has started runs when it restarts, and
 // there is nothing to prove.
 //
-// For all of them, the container restarting fails the proof: a new
-// container starts again, whatever its probes, so nothing is proven; the
+// For all of them, the container restarting, or stopping, fails the proof: a
+// new container starts again, whatever its probes, so nothing is proven; the
 // error says how the last run ended. The old state cannot pass for the new
 // probe: it counts only when it lasts through the window in which the new
 // probe, applied already, would have ended it.
@@ -549,6 +549,14 @@ func (p *proof) observe(pod *v1.Pod, now time.Time) step {
 			s.failed = p.restarted(status)
 			return s
 		case p.running != "" && (status.ContainerID != p.running || status.State.Running == nil):
+			if status.ContainerID == p.running && status.State.Terminated != nil && !anyRuns(pod) {
+				// Every container of the Pod stopped: the kubelet may be
+				// ending the Pod itself (an eviction, a node shutdown),
+				// and holds its phase back until they have. The next
+				// status says: a phase that ends the Pod, a back-off, or
+				// a restart.
+				return s
+			}
 			s.failed = p.stopped(status)
 			return s
 		}
@@ -556,7 +564,7 @@ func (p *proof) observe(pod *v1.Pod, now time.Time) step {
 	s.backOff = p.backOff(status, now)
 	// A startup probe runs from the container's start: a container that
 	// waits out a back-off is proven from its next one.
-	if probe := p.probes[startup]; probe != nil && (status == nil || status.State.Waiting == nil) {
+	if probe := p.probes[startup]; probe != nil && (status == nil || status.State.Waiting == nil && status.State.Terminated == nil) {
 		if _, ok := p.began[startup]; !ok {
 			p.begin(&s, startup, probe, status, now)
 		}
@@ -927,6 +935,17 @@ func (p *proof) restarted(status *v1.ContainerStatus) *failure {
 		message += fmt.Sprintf("; its last run ended with %s, exit code %d", cmp.Or(t.Reason, "no reason"), t.ExitCode)
 	}
 	return &failure{message: message, event: "Killing"}
+}
+
+// anyRuns reports whether a container of the Pod runs, or waits to start
+// again.
+func anyRuns(pod *v1.Pod) bool {
+	for _, s := range slices.Concat(pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses) {
+		if s.State.Running != nil || s.State.Waiting != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // stopped is the failure of a proof whose container stopped running, before

@@ -807,7 +807,10 @@ func TestProveContainerStopped(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		stopped v1.ContainerStatus
-		want    string
+		// sidecar is a second container of the Pod, which runs.
+		sidecar bool
+		// want is the failure, "" for none yet.
+		want string
 	}{{
 		name: "waiting out the back-off",
 		stopped: v1.ContainerStatus{
@@ -816,12 +819,21 @@ func TestProveContainerStopped(t *testing.T) {
 		},
 		want: `container "app" stopped before its new liveness probe passed; its run ended with Error, exit code 137`,
 	}, {
-		name: "ended for good",
+		name: "ended for good beside a running container",
 		stopped: v1.ContainerStatus{
 			ContainerID: "containerd://1",
 			State:       v1.ContainerState{Terminated: &v1.ContainerStateTerminated{ContainerID: "containerd://1", Reason: "Completed", ExitCode: 0}},
 		},
-		want: `container "app" stopped before its new liveness probe passed; its run ended with Completed, exit code 0`,
+		sidecar: true,
+		want:    `container "app" stopped before its new liveness probe passed; its run ended with Completed, exit code 0`,
+	}, {
+		// The kubelet ending the Pod (an eviction) reports every container
+		// stopped before the phase: the next status decides.
+		name: "every container of the Pod stopped",
+		stopped: v1.ContainerStatus{
+			ContainerID: "containerd://1",
+			State:       v1.ContainerState{Terminated: &v1.ContainerStateTerminated{ContainerID: "containerd://1", Reason: "Error", ExitCode: 137}},
+		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			before, stored := changedPods()
@@ -843,7 +855,14 @@ func TestProveContainerStopped(t *testing.T) {
 			stopped := running.DeepCopy()
 			tc.stopped.Name, tc.stopped.RestartCount, tc.stopped.Started = "app", 3, ptr.To(false)
 			stopped.Status.ContainerStatuses = []v1.ContainerStatus{tc.stopped}
-			if s := p.observe(stopped, now.Add(20*time.Second)); s.failed == nil || s.failed.message != tc.want {
+			if tc.sidecar {
+				stopped.Status.ContainerStatuses = append(stopped.Status.ContainerStatuses, v1.ContainerStatus{Name: "proxy", State: v1.ContainerState{Running: &v1.ContainerStateRunning{}}})
+			}
+			s := p.observe(stopped, now.Add(20*time.Second))
+			switch {
+			case tc.want == "" && s.failed != nil:
+				t.Errorf("stopped: %q, want no failure before the next status", s.failed.message)
+			case tc.want != "" && (s.failed == nil || s.failed.message != tc.want):
 				t.Errorf("stopped: %+v, want the failure %q", s.failed, tc.want)
 			}
 		})
