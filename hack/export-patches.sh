@@ -21,8 +21,8 @@ fi
 
 ! kep::tree::am_in_progress || kep::tree::am_in_progress_error
 
-tmp=$(mktemp -d)
-trap 'rm -rf "${tmp}"' EXIT
+tmp=$(mktemp -d) synced_series=$(mktemp -d)
+trap 'rm -rf "${tmp}" "${synced_series}"' EXIT
 kep::tree::export_series "${tmp}"
 
 # subjects prints the subjects of the patch files given.
@@ -58,9 +58,20 @@ if ((${#current[@]})) && [[ "${KEP_FORCE:-0}" != 1 ]]; then
     printf '  %s\n' "${lost[@]}" >&2
     kep::log::error_exit "${SERIES}/ has ${#lost[@]} patches that ${TREE} never had (above), for example from a git pull: writing the series would drop them. Apply them to the tree first ('make checkout${MAKE_BASE}' if it holds no work of its own, or git am), or drop them with KEP_FORCE=1 make patches."
   fi
-  # Nor a patch that changed since, under the same subject.
-  if kep::tree::series_changed; then
-    kep::log::error_exit "${SERIES}/ changed since ${TREE} was last applied or exported (a git pull, or a patch file edited): writing the tree's series would undo that. Apply it to the tree first ('make checkout${MAKE_BASE}' if the tree holds no work of its own, or git am), or write the tree's over it with KEP_FORCE=1 make patches."
+  # Nor a patch that changed since, under the same subject: each patch of
+  # the series is as the tree had it at its last sync, or as the tree has
+  # it now (applied with git am, or the same rewording made).
+  if [[ -n "${synced}" ]]; then
+    kep::tree::export_series "${synced_series}" "${synced}"
+    known=$(find "${synced_series}" "${tmp}" -name '*.patch' -exec sha256sum {} + | cut -d' ' -f1)
+    changed=()
+    for f in "${current[@]}"; do
+      grep -qxF -- "$(sha256sum <"${f}" | cut -d' ' -f1)" <<<"${known}" || changed+=("${f##*/}")
+    done
+    if ((${#changed[@]})); then
+      printf '  %s\n' "${changed[@]}" >&2
+      kep::log::error_exit "${SERIES}/ has ${#changed[@]} patches that changed since ${TREE} was last applied or exported (above), for example with a git pull or by hand, and that the tree does not have as they are: writing the tree's series would undo them. Apply them to the tree first ('make checkout${MAKE_BASE}' if it holds no work of its own, or git am and a rebase), or write the tree's over them with KEP_FORCE=1 make patches."
+    fi
   fi
 fi
 

@@ -141,20 +141,6 @@ kep::tree::is_exported() (
   diff -r -q "${tmp}" "${PATCHES}" --exclude='.*' >/dev/null 2>&1 || return 1
 )
 
-# kep::tree::series_changed succeeds when the series is not what the tree
-# held when it was last applied or exported (SYNCED_REF): a git pull, or an
-# edit of a patch file, changed it since, which writing the tree's series
-# over it would undo. It fails when the series is as it was, or when the
-# tree has no SYNCED_REF to tell.
-kep::tree::series_changed() (
-  local synced tmp
-  synced=$(kep::tree::git rev-parse --verify -q "${SYNCED_REF}") || return 1
-  tmp=$(mktemp -d)
-  trap 'rm -rf "${tmp}"' EXIT
-  kep::tree::export_series "${tmp}" "${synced}" || return 1
-  ! diff -r -q "${tmp}" "${PATCHES}" --exclude='.*' >/dev/null 2>&1
-)
-
 # kep::tree::unexported_work prints what in _output/kubernetes is not in the series:
 # uncommitted edits, and commits that 'make patches' has not written. HEAD at
 # the last apply or export (SYNCED_REF) holds nothing new even when the series
@@ -167,10 +153,7 @@ kep::tree::unexported_work() {
     sed -n 1,20p <<<"${dirty}"
   fi
   synced=$(kep::tree::git rev-parse --verify -q "${SYNCED_REF}" || true)
-  if [[ "$(kep::tree::git rev-parse HEAD)" == "${synced}" ]]; then
-    ! kep::tree::series_changed || echo "an older series: ${SERIES}/ changed since the tree was applied ('make checkout${MAKE_BASE}' applies it)"
-    return 0
-  fi
+  [[ "$(kep::tree::git rev-parse HEAD)" != "${synced}" ]] || return 0
   local exported=0
   kep::tree::is_exported || exported=$?
   if ((exported == 2)); then
