@@ -407,8 +407,11 @@ type proof struct {
 	// began, and running the ID of the container that ran then, if one
 	// did: the kubelet counts a restart only when it starts the next
 	// container, after its back-off.
-	restarts  int32
-	running   string
+	restarts int32
+	running  string
+	// stopping is set while every container of the Pod has stopped, and
+	// the next status is to say why: no window is decided meanwhile.
+	stopping  bool
 	readiness *readinessProof
 	// failures counts the new liveness probe's failures.
 	failures livenessFailures
@@ -530,7 +533,7 @@ func storedAt(pod *v1.Pod) time.Time {
 
 // observe takes the Pod as the kubelet reports it.
 func (p *proof) observe(pod *v1.Pod, now time.Time) step {
-	p.last = pod
+	p.last, p.stopping = pod, false
 	var s step
 	status := containerStatus(pod, p.container)
 	if !p.applied {
@@ -555,6 +558,7 @@ func (p *proof) observe(pod *v1.Pod, now time.Time) step {
 				// and holds its phase back until they have. The next
 				// status says: a phase that ends the Pod, a back-off, or
 				// a restart.
+				p.stopping = true
 				return s
 			}
 			s.failed = p.stopped(status)
@@ -878,6 +882,10 @@ func times(n int32) string {
 // windowEnded decides a probe whose failure window ended.
 func (p *proof) windowEnded(t probeType, now time.Time) step {
 	var s step
+	if p.stopping {
+		// The next status decides; a stopped container passes no proof.
+		return s
+	}
 	if p.passed[t] != "" {
 		return p.decide(s)
 	}

@@ -860,10 +860,23 @@ func TestProveContainerStopped(t *testing.T) {
 			}
 			s := p.observe(stopped, now.Add(20*time.Second))
 			switch {
-			case tc.want == "" && s.failed != nil:
-				t.Errorf("stopped: %q, want no failure before the next status", s.failed.message)
 			case tc.want != "" && (s.failed == nil || s.failed.message != tc.want):
 				t.Errorf("stopped: %+v, want the failure %q", s.failed, tc.want)
+			case tc.want == "" && s.failed != nil:
+				t.Errorf("stopped: %q, want no failure before the next status", s.failed.message)
+			case tc.want == "":
+				// The window that ends meanwhile decides nothing; the
+				// back-off in the next status fails the proof.
+				if s := p.windowEnded(liveness, now.Add(40*time.Second)); s.done || s.failed != nil || p.passed[liveness] != "" {
+					t.Errorf("the window ended while every container stopped: %+v, passed %q; want nothing decided", s, p.passed[liveness])
+				}
+				waiting := stopped.DeepCopy()
+				waiting.Status.ContainerStatuses[0].State = v1.ContainerState{Waiting: &v1.ContainerStateWaiting{Reason: crashLoopBackOff}}
+				waiting.Status.ContainerStatuses[0].LastTerminationState = v1.ContainerState{Terminated: tc.stopped.State.Terminated}
+				want := `container "app" stopped before its new liveness probe passed; its run ended with Error, exit code 137`
+				if s := p.observe(waiting, now.Add(50*time.Second)); s.failed == nil || s.failed.message != want {
+					t.Errorf("then in back-off: %+v, want the failure %q", s.failed, want)
+				}
 			}
 		})
 	}
