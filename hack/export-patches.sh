@@ -21,8 +21,8 @@ fi
 
 ! kep::tree::am_in_progress || kep::tree::am_in_progress_error
 
-tmp=$(mktemp -d) synced_series=$(mktemp -d)
-trap 'rm -rf "${tmp}" "${synced_series}"' EXIT
+tmp=$(mktemp -d)
+trap 'rm -rf "${tmp}"' EXIT
 kep::tree::export_series "${tmp}"
 
 # subjects prints the subjects of the patch files given.
@@ -36,8 +36,7 @@ subjects() {
 # The series written must not lose a patch that the tree never had: a patch
 # of the series that HEAD lacks must have been in the tree when it was last
 # applied or exported (SYNCED_REF), and removed since. A patch that the series
-# gained or changed afterwards, for example with a git pull, is not the
-# tree's to drop or to undo.
+# gained afterwards, for example with a git pull, is not the tree's to drop.
 current=()
 kep::util::lines current kep::tree::patch_files
 if ((${#current[@]})) && [[ "${KEP_FORCE:-0}" != 1 ]]; then
@@ -57,21 +56,6 @@ if ((${#current[@]})) && [[ "${KEP_FORCE:-0}" != 1 ]]; then
   if ((${#lost[@]})); then
     printf '  %s\n' "${lost[@]}" >&2
     kep::log::error_exit "${SERIES}/ has ${#lost[@]} patches that ${TREE} never had (above), for example from a git pull: writing the series would drop them. Apply them to the tree first ('make checkout${MAKE_BASE}' if it holds no work of its own, or git am), or drop them with KEP_FORCE=1 make patches."
-  fi
-  # Nor a patch that changed since, under the same subject: each patch of
-  # the series is as the tree had it at its last sync, or as the tree has
-  # it now (applied with git am, or the same rewording made).
-  if [[ -n "${synced}" ]]; then
-    kep::tree::export_series "${synced_series}" "${synced}"
-    known=$(find "${synced_series}" "${tmp}" -name '*.patch' -exec sha256sum {} + | cut -d' ' -f1)
-    changed=()
-    for f in "${current[@]}"; do
-      grep -qxF -- "$(sha256sum <"${f}" | cut -d' ' -f1)" <<<"${known}" || changed+=("${f##*/}")
-    done
-    if ((${#changed[@]})); then
-      printf '  %s\n' "${changed[@]}" >&2
-      kep::log::error_exit "${SERIES}/ has ${#changed[@]} patches that changed since ${TREE} was last applied or exported (above), for example with a git pull or by hand, and that the tree does not have as they are: writing the tree's series would undo them. Apply them to the tree first ('make checkout${MAKE_BASE}' if it holds no work of its own, or git am and a rebase), or write the tree's over them with KEP_FORCE=1 make patches."
-    fi
   fi
 fi
 

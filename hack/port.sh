@@ -39,8 +39,6 @@ if [[ -n "${work}" ]]; then
   printf '%s\n' "${work}" >&2
   kep::log::error_exit "${TREE} holds work that is not in ${SERIES}/. Run 'make patches BASE=${BASE}' first."
 fi
-kep::tree::is_exported ||
-  kep::log::error_exit "${TREE} is not ${SERIES}/ as it is now (the series changed since the tree was applied): run 'make checkout BASE=${BASE}' first."
 
 origin_dir=$(kep::tree::release_patches "${PORT_FROM}")
 origin_series=${origin_dir#"${ROOT}/"}

@@ -70,8 +70,6 @@ DISCLOSURE=$(<"${disclosure}")
 kep::tree::ensure_checkout
 work=$(kep::tree::unexported_work)
 [[ -z "${work}" ]] || kep::log::error_exit "${TREE} holds work that is not in ${SERIES}/: run 'make patches BASE=${BASE}' first, so that the pull requests are the series."
-kep::tree::is_exported ||
-  kep::log::error_exit "${TREE} is not ${SERIES}/ as it is now (the series changed since the tree was applied): run 'make checkout BASE=${BASE}' first, so that the pull requests are the series."
 
 # The series' commits, in order.
 commits=()

@@ -13,9 +13,7 @@
 # - what the targets test comes from the tree: a package that only an
 #   unexported commit changes is tested, and a tree that changes nothing,
 #   or whose changes cannot be listed, is an error, not a pass;
-# - make patches refuses to drop patches the tree never had, to undo one
-#   changed since the tree's last sync that the tree does not have, and to
-#   write
+# - make patches refuses to drop patches the tree never had, and to write
 #   an empty series;
 # - a patch that does not apply leaves the git am session, which every
 #   target reports, and no path loses the series;
@@ -186,26 +184,6 @@ check "export refuses to drop a patch the tree never had" eval '! export_patches
 check "and keeps it" test "$(count_patches)" -eq $((n + 1))
 check "export drops it with KEP_FORCE=1" eval 'KEP_FORCE=1 export_patches'
 check "and only it" test "$(count_patches)" -eq "${n}"
-
-# A patch of the series changes under the same subject, as with a git pull
-# of someone else's fix, while the tree is at its last sync.
-kep::util::lines files series_files
-awk '!done && /^$/ { print; print "A line that a teammate added."; done = 1; next } { print }' "${files[-1]}" >"${work}/edited"
-cp "${work}/edited" "${files[-1]}"
-check "export refuses to undo a patch changed since the tree's last sync" eval '! export_patches && said "changed since"'
-check "and keeps the change" grep -q "A line that a teammate added." "${files[-1]}"
-# The same change made in the tree: the series is the tree's again.
-before_amend=$(git -C "${s}" rev-parse HEAD)
-git -C "${s}" commit -q --amend -m "$(git -C "${s}" log -1 --format=%s)" \
-  -m "A line that a teammate added.
-$(git -C "${s}" log -1 --format=%b)"
-check "export succeeds once the tree has the change" export_patches
-check "and keeps it" grep -q "A line that a teammate added." "${files[-1]}"
-git -C "${s}" reset -q --hard "${before_amend}"
-git -C "${s}" update-ref "${SYNCED_REF}" HEAD
-cp "${work}/edited" "${files[-1]}"
-check "export writes the tree's over it with KEP_FORCE=1" eval 'KEP_FORCE=1 export_patches'
-check "and the change is gone" eval '! grep -q "A line that a teammate added." "${files[-1]}"'
 
 # The last patch stops applying: it repeats the change of the one before.
 kep::util::lines files series_files

@@ -85,8 +85,8 @@ kep::tree::patch_files() {
   find "${PATCHES}" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' | LC_ALL=C sort
 }
 
-# kep::tree::export_series DIR [REF] writes base..REF (HEAD by default) of
-# _output/kubernetes as patch files into DIR. Every setting that changes format-patch output is pinned, so that a
+# kep::tree::export_series writes base..HEAD of _output/kubernetes as patch files into
+# DIR. Every setting that changes format-patch output is pinned, so that a
 # developer's git config cannot, and an unchanged commit always gives a
 # byte-identical file: hashes are zeroed, and every patch's author is the
 # project's maintainers (SERIES_AUTHOR_*), whoever made the commit.
@@ -96,7 +96,7 @@ kep::tree::export_series() {
     -c format.numbered=false -c format.coverLetter=false \
     format-patch -q --zero-commit --no-signature --no-stat --no-renames \
     --no-numbered --no-attach --no-thread --subject-prefix=PATCH \
-    -o "$1" "$(kep::tree::base_commit)..${2:-HEAD}" || return
+    -o "$1" "$(kep::tree::base_commit)..HEAD" || return
   local f
   for f in "$1"/*.patch; do
     [[ -e "${f}" ]] || continue
