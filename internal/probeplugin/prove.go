@@ -223,7 +223,7 @@ func (e *podFailedError) Error() string { return "the Pod failed" }
 
 // failure says how the Pod failed: how its container ended.
 func (e *podFailedError) failure(container string) *failure {
-	message := "the Pod failed (restartPolicy Never) before the change was proven"
+	message := "the Pod failed before the change was proven"
 	if status := containerStatus(e.pod, container); status != nil && status.State.Terminated != nil {
 		t := status.State.Terminated
 		message += fmt.Sprintf(": container %q ended with %s, exit code %d", container, cmp.Or(t.Reason, "no reason"), t.ExitCode)
@@ -270,10 +270,11 @@ func (w *prover) watchPod(ctx context.Context, pod *v1.Pod, pods chan<- *v1.Pod)
 		if p.UID != pod.UID {
 			return false, &podGoneError{reason: "recreated: another Pod has its name now"}
 		}
-		if p.Status.Phase == v1.PodFailed && p.DeletionTimestamp == nil && p.Spec.RestartPolicy == v1.RestartPolicyNever && p.Status.Reason == "" {
-			// A container that does not restart fails its Pod where
-			// another would restart; the kubelet gives a reason when it
-			// ends the Pod itself (Evicted).
+		if p.Status.Phase == v1.PodFailed && p.DeletionTimestamp == nil && p.Status.Reason == "" {
+			// A container that does not restart (restartPolicy Never, of
+			// the Pod or the container) fails its Pod where another would
+			// restart; the kubelet gives a reason when it ends the Pod
+			// itself (Evicted, DeadlineExceeded).
 			return false, &podFailedError{pod: p}
 		}
 		if reason := leaving(p); reason != "" {
@@ -992,6 +993,8 @@ func (p *proof) timedOut(timeout time.Duration, node string) error {
 	switch {
 	case !p.applied:
 		return fmt.Errorf("the kubelet did not report generation %d %s: is the kubelet of node %q up, with MutableContainerProbes on?", p.generation, within, node)
+	case p.stopping:
+		return fmt.Errorf("%s, but every container of the Pod stopped (%s), and the kubelet of node %q has reported nothing since, %s", applied, p.stopped(containerStatus(p.last, p.container)).message, node, within)
 	case p.probes[startup] == nil && !started(containerStatus(p.last, p.container)):
 		return fmt.Errorf("%s, but container %q had not started %s, so its new %s not run", applied, p.container, within, p.pending("probe has", "probes have"))
 	case slices.ContainsFunc(probeTypes, func(t probeType) bool { return p.probes[t] != nil && p.passed[t] == "" }):

@@ -870,6 +870,11 @@ func TestProveContainerStopped(t *testing.T) {
 				if s := p.windowEnded(liveness, now.Add(40*time.Second)); s.done || s.failed != nil || p.passed[liveness] != "" {
 					t.Errorf("the window ended while every container stopped: %+v, passed %q; want nothing decided", s, p.passed[liveness])
 				}
+				// A kubelet that says nothing more: the timeout says why.
+				wantTimeout := `the kubelet applied generation 2, but every container of the Pod stopped (container "app" stopped before its new liveness probe passed; its run ended with Error, exit code 137), and the kubelet of node "node-1" has reported nothing since, within 5m0s (--wait-timeout)`
+				if err := p.timedOut(5*time.Minute, "node-1"); err == nil || err.Error() != wantTimeout {
+					t.Errorf("timed out: %v, want %q", err, wantTimeout)
+				}
 				waiting := stopped.DeepCopy()
 				waiting.Status.ContainerStatuses[0].State = v1.ContainerState{Waiting: &v1.ContainerStateWaiting{Reason: crashLoopBackOff}}
 				waiting.Status.ContainerStatuses[0].LastTerminationState = v1.ContainerState{Terminated: tc.stopped.State.Terminated}
@@ -897,7 +902,13 @@ func TestProvePodFailed(t *testing.T) {
 	}{{
 		name:          "restartPolicy Never",
 		restartPolicy: v1.RestartPolicyNever,
-		want:          `the Pod failed (restartPolicy Never) before the change was proven: container "app" ended with Error, exit code 137`,
+		want:          `the Pod failed before the change was proven: container "app" ended with Error, exit code 137`,
+	}, {
+		// ContainerRestartRules: the container does not restart, though
+		// the Pod's policy is Always.
+		name:          "a container that does not restart in a Pod that would",
+		restartPolicy: v1.RestartPolicyAlways,
+		want:          `the Pod failed before the change was proven: container "app" ended with Error, exit code 137`,
 	}, {
 		name:          "evicted",
 		restartPolicy: v1.RestartPolicyNever,
