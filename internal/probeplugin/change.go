@@ -261,6 +261,26 @@ func (u undoChange) apply(pod *v1.Pod, c *v1.Container, _ *podTemplate) error {
 	return nil
 }
 
+// unchangedSince makes the change only to a container whose probes of the
+// types that the change makes, and the probes that disable kept for it of
+// those types, are as checked has them: the run pre-checked the change
+// against those. Someone else who changed them since would have their
+// change overwritten, or the run's merged onto a probe never tried: the Pod
+// is left as it is (leftAlone), their change with it. A change of another
+// probe is kept, as any other concurrent edit of the Pod.
+type unchangedSince struct {
+	change
+	types   []probeType
+	checked containerState
+}
+
+func (u unchangedSince) apply(pod *v1.Pod, c *v1.Container, template *podTemplate) error {
+	if now, _ := stateOf(pod, c); !now.only(u.types).equal(u.checked.only(u.types)) {
+		return &leftAlone{reason: fmt.Sprintf("left as it is: someone else changed the probes of container %q since the pre-check", c.Name)}
+	}
+	return u.change.apply(pod, c, template)
+}
+
 // stateAt returns the state of the Pod's container of that name.
 func stateAt(pod *v1.Pod, container string) (containerState, error) {
 	c, _, err := findContainer(pod, container)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 )
 
@@ -96,7 +98,8 @@ are skipped.
 
 Before it changes any Pod, a command checks every one: the API server
 validates each change without storing it (a server dry run), and a new
-liveness or readiness probe is tried against its Pod. After each change,
+liveness or readiness probe is tried against its Pod. A Pod whose probes
+someone else changes after its check is left as it is, and skipped. After each change,
 it waits until the Pod's kubelet reports that it applied it, and until each
 new probe has proved itself through its failure window (--wait=applied
 proves the first Pod that it can prove). The first Pod changes alone, then
@@ -338,8 +341,8 @@ func (o *changeOptions) addFlags(cmd *cobra.Command) {
 func (o *changeOptions) addRunFlags(cmd *cobra.Command) {
 	cmdutil.AddDryRunFlag(cmd)
 	o.PrintFlags.AddFlags(cmd)
-	cmd.Flags().StringVar(&o.maxInFlight, "max-in-flight", "", "The most Pods that change at a time, a number or a percentage of the workload's replicas (25%): the first Pod changes alone, then batches that double up to this many, each once every change of the batch before it is proven; and never more than this many Pods out of readiness at once, counting those that are not Ready already. It can lower, not raise, the workload's own limit (a Deployment's, StatefulSet's or DaemonSet's maxUnavailable) and that of a PodDisruptionBudget that selects the Pods: the smallest holds; 10 when none says.")
-	cmd.Flags().StringVar(&o.wait, "wait", o.wait, "After each change, what to wait for before the next batch: proven, the Pod's kubelet reports that it applied the change, and each new probe passed (a readiness probe keeps or makes the container Ready, a liveness probe does not restart it, nor fail failureThreshold times in a row, a startup probe starts it; a crash-looping container is proven from its next start, the kubelet's back-off added to --wait-timeout); applied, Pods proven until one is (a Pod deleted meanwhile, or on no node yet, proves nothing), and each Pod after it only until its kubelet applied the change, the fast path of an incident (a new readiness probe that fails on a Pod may not have made it not Ready yet when the next batch counts the Ready ones); or none, not waiting on the changes, nor proving any (each batch keeps the floor against the Pods not Ready when it starts, and waits for it, but not against what the changes do after it).")
+	cmd.Flags().StringVar(&o.maxInFlight, "max-in-flight", "", "The most Pods that change at a time, a number or a percentage of the workload's replicas (25%): the first Pod changes alone, then batches that double up to this many, each once every change of the batch before it is proven; and never more than this many Pods out of readiness at once, counting those that are not Ready already, of the workloads that the Pods belong to, named or not. It can lower, not raise, the workload's own limit (a Deployment's, StatefulSet's or DaemonSet's maxUnavailable) and that of a PodDisruptionBudget that selects the Pods, which counts every Pod it selects: the smallest holds, where a maxUnavailable of 0, or a PodDisruptionBudget that allows no disruption, counts as 1 (a probe change neither adds a Pod nor evicts one: one Pod changes at a time); 10 when none says.")
+	cmd.Flags().StringVar(&o.wait, "wait", o.wait, "After each change, what to wait for before the next batch: proven, the Pod's kubelet reports that it applied the change, and each new probe passed (a readiness probe keeps or makes the container Ready, a liveness probe does not restart it, nor fail failureThreshold times in a row, a startup probe starts it, and a container that has not started, whose startup probe the change removed, has its liveness probe, which then runs at once, proven as a new one; a crash-looping container is proven from its next start, the kubelet's back-off added to --wait-timeout); applied, Pods proven until one is (a Pod deleted meanwhile, or on no node yet, proves nothing), and each Pod after it only until its kubelet applied the change, the fast path of an incident (a new readiness probe that fails on a Pod may not have made it not Ready yet when the next batch counts the Ready ones); or none, not waiting on the changes, nor proving any (each batch keeps the floor against the Pods not Ready when it starts, and waits for it, but not against what the changes do after it).")
 	cmd.Flags().Lookup("wait").NoOptDefVal = waitProven
 	cmd.Flags().DurationVar(&o.waitTimeout, "wait-timeout", o.waitTimeout, "How long to wait for each Pod (its kubelet to apply the change, its container to run the new probes; a new probe's failure window that began is waited out), and for Pods to turn Ready when no Pod may change without taking too many out of readiness; 0 waits as long as it takes.")
 	cmd.Flags().DurationVar(&o.waitTimeout, "timeout", o.waitTimeout, "How long to wait for each Pod.")
@@ -376,7 +379,7 @@ func (o *changeOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []s
 		return err
 	}
 	o.context = contextName(f, cmd)
-	o.cmdline = newCommandLine(cmd.InheritedFlags(), args, o.selector, o.namespace)
+	o.cmdline = newCommandLine(cmd.InheritedFlags(), args, o.selector, o.namespace, o.context)
 	return nil
 }
 
@@ -427,14 +430,14 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 			return err
 		}
 		r.report.undoing(run, len(t.pods), others)
-		u.run, u.undoneBy = run, newRunID(began)
+		u.run, u.undoneBy, o.cmdline.undoing = run, newRunID(began), run
 		r.change, r.templates = u, newTemplates(o.client)
 	} else {
 		o.cmdline.run = newRunID(began)
 		r.change = recorded{change: ch, run: o.cmdline.run, time: began}
 	}
 	r.report.target(o.context, o.namespace, t)
-	if r.limit, err = o.limit(ctx, t); err != nil {
+	if r.limit, r.floors, err = o.limit(ctx, t); err != nil {
 		return err
 	}
 	if r.dryRun == "" && len(t.pods) > 1 {
@@ -447,6 +450,11 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 		r.prober = &clientProber{client: o.client, config: o.config, access: newAccess(o.client)}
 	}
 	r.census = func(ctx context.Context) ([]*v1.Pod, error) { return t.current(ctx, o.client, o.owners) }
+	if len(r.floors) > 0 {
+		r.budgets = func(ctx context.Context) ([]floor, error) {
+			return disruptionFloors(ctx, o.client, o.namespace, t.pods)
+		}
+	}
 	if mode := waitModes[o.wait]; mode != waitNone && r.dryRun == "" {
 		p := &prover{client: o.client, timeout: o.waitTimeout, margin: proofMargin}
 		r.prove = p.prove
@@ -466,35 +474,46 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 
 // limit returns the run's largest batch: the smallest limit of the
 // workloads, of the PodDisruptionBudgets that select the Pods and of
-// --max-in-flight. A budget that cannot be read is warned of, and left out.
-func (o *changeOptions) limit(ctx context.Context, t *targets) (limit, error) {
-	limits := t.limits
+// --max-in-flight; and the budgets' floors. Budgets that cannot be read are
+// warned of, and left out.
+func (o *changeOptions) limit(ctx context.Context, t *targets) (limit, []floor, error) {
+	limits := slices.Clone(t.limits)
 	if t.ownersUnread != nil {
-		o.report.warnf("warning: cannot read the controllers of the Pods, so the run does not keep to their workloads' limits: %v\n", t.ownersUnread)
+		o.report.warnf("warning: cannot read the workloads of the Pods, or their Pods, so the run does not keep to their limits: %v\n", t.ownersUnread)
 	}
-	if len(t.pods) > 1 {
-		budgets, err := disruptionLimits(ctx, o.client, o.namespace, t.pods)
-		if err != nil {
-			o.report.warnf("warning: cannot read the PodDisruptionBudgets of namespace %q, so the run does not keep to theirs: %v\n", o.namespace, err)
-		}
-		limits = append(slices.Clone(limits), budgets...)
+	floors, err := disruptionFloors(ctx, o.client, o.namespace, t.pods)
+	if err != nil {
+		o.report.warnf("warning: cannot read the PodDisruptionBudgets of namespace %q, so the run does not keep to theirs: %v\n", o.namespace, err)
 	}
-	return chooseMaxInFlight(o.maxInFlight, t.replicas, limits)
+	for _, f := range floors {
+		limits = append(limits, f.limit)
+	}
+	l, err := chooseMaxInFlight(o.maxInFlight, t.replicas, limits)
+	return l, floors, err
 }
 
 // newCommandLine returns what the commands that a run prints carry over
 // from its command line: the TARGETs (args) or -l selector, the namespace,
 // and the connection and identity flags of flags that the user set (--as,
-// --cluster, --context, --kubeconfig, --server, ...), so that they go to
-// the same cluster as the same user. It never carries a secret: a --token
-// or --password given is named, to give again.
-func newCommandLine(flags *pflag.FlagSet, args []string, selector, namespace string) *commandLine {
+// --cluster, --kubeconfig, --server, ...), so that they go to the same
+// cluster as the same user. They name the kubeconfig context that the run
+// used, given or not, and the kubeconfig files that $KUBECONFIG names when
+// --kubeconfig was not given: a command pasted after either changed must
+// not go to another cluster. It never carries a secret: a --token or
+// --password given is named, to give again.
+func newCommandLine(flags *pflag.FlagSet, args []string, selector, namespace, context string) *commandLine {
 	c := &commandLine{targets: args, connection: []string{"-n", namespace}}
 	if selector != "" {
 		c.targets = []string{"-l", selector}
 	}
 	flags.VisitAll(func(f *pflag.Flag) {
 		switch {
+		case f.Name == "context":
+			if context != "" {
+				c.connection = append(c.connection, "--context", context)
+			}
+		case f.Name == "kubeconfig" && !f.Changed:
+			c.kubeconfig = os.Getenv(clientcmd.RecommendedConfigPathEnvVar)
 		case !f.Changed || f.Name == "namespace":
 		case secretFlags[f.Name]:
 			c.omitted = append(c.omitted, "--"+f.Name)
@@ -542,8 +561,9 @@ kubectl probe restore puts them back. It never replaces a copy kept already.
 
 Removing a readiness probe makes the container count as Ready, so its Pod
 joins its Services' endpoints; removing the startup probe of a container
-that has not started starts its liveness probe at once. The command warns
-of both, and goes on only with --yes or when you confirm on a terminal.`,
+that has not started starts its liveness probe at once, which the wait
+then proves as a new one. The command warns of both, and goes on only with
+--yes or when you confirm on a terminal.`,
 		Example: `  # Stop the liveness restarts of the Pod api while you inspect it
   kubectl probe disable api --liveness`,
 		ValidArgsFunction: targetCompletion(f),
@@ -617,7 +637,9 @@ Pods changed: each container's probes, and the probes that disable kept for
 it, as they were before that run. Each run keeps what it replaced on each
 Pod it changes, in the annotation ` + lastRunAnnotation + `,
 in the same request as the change; when a run stops, fails or is
-interrupted, it prints the undo command with its --run.
+interrupted, it prints the undo command with its --run. An undo that stops
+or is interrupted prints itself with --run: run again, it leaves alone the
+Pods put back already, and puts back the others.
 
 The last run is the latest one recorded on the Pods that TARGET names;
 --run ID chooses another. A Pod whose probes someone changed since that run,

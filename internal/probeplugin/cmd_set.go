@@ -58,7 +58,9 @@ and fails as it does (a relaxed probe): the proof after the change judges
 the probe by its threshold. Then the first Pod changes alone,
 and the others in batches that double up to the workload's maxUnavailable,
 or a PodDisruptionBudget's, which the Pods that are not Ready count
-against, or to a lower --max-in-flight (1, 2, 4, 8, 10, 10, ... with 10),
+against (all of the workload's Pods, for Pods named or selected too, and
+every Pod that the budget selects), or to a lower --max-in-flight (1, 2, 4,
+8, 10, 10, ... with 10),
 each once every change of the batch before it is proven: the kubelet reports
 that it applied it, and each new probe passes through its failure window
 (--wait=proven). Each batch takes first the Pods whose change can be proven

@@ -10,7 +10,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/utils/ptr"
 )
 
 // The printed undo goes to the same cluster as the same user: it carries
@@ -29,7 +35,7 @@ func TestUndoCommandCarriesFlags(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	u := newCommandLine(set.InheritedFlags(), []string{"deployment/web"}, "", "web")
+	u := newCommandLine(set.InheritedFlags(), []string{"deployment/web"}, "", "web", "prod")
 	u.run = "20261204-101502-7f3a"
 	want := "kubectl probe undo deployment/web -n web --as alice --as-group oncall --as-group sre --cluster prod --context prod --kubeconfig /home/alice/.kube/prod --server https://prod.example:6443 --user alice --run 20261204-101502-7f3a # give --token again: it is not printed"
 	if diff := cmp.Diff(want, u.undo()); diff != "" {
@@ -37,6 +43,59 @@ func TestUndoCommandCarriesFlags(t *testing.T) {
 	}
 	if got := u.undoPod("web-1"); !strings.HasPrefix(got, "kubectl probe undo pod/web-1 -n web --as alice ") || strings.Contains(got, "s3cr3t") {
 		t.Errorf("undo of one Pod: %s", got)
+	}
+}
+
+// The printed commands go to the cluster that the run used, however it was
+// chosen: the kubeconfig's current context, not given on the command line,
+// is named with --context, and the kubeconfig that $KUBECONFIG names, not
+// given with --kubeconfig, is named too; so that a command pasted after
+// either changed does not go to another cluster.
+func TestCommandsNameTheContext(t *testing.T) {
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "prod config")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {}}]
+contexts: [{name: prod, context: {cluster: c, user: u, namespace: web}}]
+current-context: prod
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", kubeconfig)
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{{
+		flags: []string{"--as=alice"},
+		want:  "KUBECONFIG='" + kubeconfig + "' kubectl probe undo deployment/web -n web --as alice --context prod --run 20261204-101502-7f3a",
+	}, {
+		// Given, they are carried as they were.
+		flags: []string{"--context=prod", "--kubeconfig", kubeconfig},
+		want:  "kubectl probe undo deployment/web -n web --context prod --kubeconfig '" + kubeconfig + "' --run 20261204-101502-7f3a",
+	}} {
+		t.Run(strings.Join(tc.flags, " "), func(t *testing.T) {
+			// A run's options, and its command under the root's flags, as
+			// NewCmdProbe makes them.
+			configFlags := newConfigFlags(io.Discard)
+			root := &cobra.Command{Use: "probe"}
+			configFlags.AddFlags(root.PersistentFlags())
+			o := newChangeOptions(genericiooptions.NewTestIOStreamsDiscard(), "probes set", true)
+			set := &cobra.Command{Use: "set"}
+			o.addFlags(set)
+			root.AddCommand(set)
+			if err := set.ParseFlags(append(tc.flags, "--liveness")); err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Complete(cmdutil.NewFactory(configFlags), set, []string{"deployment/web"}); err != nil {
+				t.Fatal(err)
+			}
+			o.cmdline.run = "20261204-101502-7f3a"
+			if diff := cmp.Diff(tc.want, o.cmdline.undo()); diff != "" {
+				t.Errorf("undo (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -177,5 +236,26 @@ current-context: x
 	status := Execute(ctx, genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut}, "v0.0.0", []string{"set", "web", "--liveness", "--timeout-seconds=3", "--kubeconfig", kubeconfig})
 	if status != exitInterrupted {
 		t.Errorf("interrupted: exit status %d, printed\n%s\nwant %d", status, errOut.String(), exitInterrupted)
+	}
+}
+
+// --max-in-flight's help says what the limits do: a workload's limit of 0,
+// or a budget that allows no disruption, still lets one Pod change at a
+// time, which the flag cannot lower either.
+func TestMaxInFlightHelp(t *testing.T) {
+	deployment := &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](3), Strategy: appsv1.DeploymentStrategy{
+		RollingUpdate: &appsv1.RollingUpdateDeployment{MaxUnavailable: ptr.To(intstr.FromInt32(0))},
+	}}}
+	deployment.Name = "web"
+	budget := &policyv1.PodDisruptionBudget{Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromString("100%"))}}
+	if w, d := workloadLimit("deployment.apps/web", asUnstructured(t, deployment)), disruptionLimit(budget, 3); w.n != 1 || d.n != 1 {
+		t.Fatalf("limits %v and %v, want 1 each", w, d)
+	}
+	set, _, err := NewCmdProbe(genericiooptions.NewTestIOStreamsDiscard(), "v0.0.0").Find([]string{"set"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if usage, want := set.Flags().Lookup("max-in-flight").Usage, "a maxUnavailable of 0, or a PodDisruptionBudget that allows no disruption, counts as 1"; !strings.Contains(usage, want) {
+		t.Errorf("--max-in-flight: %q\nwant in it %q", usage, want)
 	}
 }

@@ -1,8 +1,10 @@
 package probeplugin
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/kubectl/pkg/util/podutils"
 	"k8s.io/utils/ptr"
 )
 
@@ -105,13 +108,8 @@ func replicasOf(obj *unstructured.Unstructured, pods int) int {
 
 // disruptionLimit returns how many of the Pods that a PodDisruptionBudget
 // expects may be unavailable at once, computed as the disruption
-// controller does; selected, the run's Pods that it selects, stand in for
-// the expected Pods before its status says.
-func disruptionLimit(pdb *policyv1.PodDisruptionBudget, selected int) limit {
-	expected := int(pdb.Status.ExpectedPods)
-	if expected == 0 {
-		expected = selected
-	}
+// controller does.
+func disruptionLimit(pdb *policyv1.PodDisruptionBudget, expected int) limit {
 	name := "poddisruptionbudget.policy/" + pdb.Name
 	var (
 		n   int
@@ -139,33 +137,61 @@ func disruptionLimit(pdb *policyv1.PodDisruptionBudget, selected int) limit {
 	return limit{n: max(n, 1), why: why}
 }
 
-// disruptionLimits returns the limits of the PodDisruptionBudgets of the
-// namespace that select any of the Pods.
-func disruptionLimits(ctx context.Context, client kubernetes.Interface, namespace string, pods []*v1.Pod) ([]limit, error) {
+// floor is the fewest Ready Pods that a run leaves of the Pods it counts:
+// the run's own counts its Pods and those of their workloads, and keeps
+// the replicas less the run's limit; a PodDisruptionBudget's counts every
+// Pod that the budget selects, and keeps the Pods it expects less those it
+// lets be unavailable (see nextBatch).
+type floor struct {
+	limit limit
+	// selector selects the Pods it counts, of which ready are Ready now,
+	// of the Pods expected.
+	selector  labels.Selector
+	ready, of int
+}
+
+// least is the fewest Ready Pods that the floor keeps.
+func (f floor) least() int {
+	return f.of - f.limit.n
+}
+
+// String says how many Pods are Ready, how many must stay so, and why.
+func (f floor) String() string {
+	return fmt.Sprintf("%d of %d Pods Ready, and at least %d must stay Ready (%s)", f.ready, f.of, f.least(), f.limit.why)
+}
+
+// disruptionFloors returns the floors of the PodDisruptionBudgets of the
+// namespace that select any of the Pods, each counting, as the disruption
+// controller does, every Pod that it selects: Ready and not terminating,
+// of the Pods that its status expects, or, before its status says, of the
+// Pods it selects.
+func disruptionFloors(ctx context.Context, client kubernetes.Interface, namespace string, pods []*v1.Pod) ([]floor, error) {
 	list, err := client.PolicyV1().PodDisruptionBudgets(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
-	var limits []limit
+	var floors []floor
 	for i := range list.Items {
 		pdb := &list.Items[i]
 		selector, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
-		if err != nil {
+		if err != nil || !slices.ContainsFunc(pods, func(pod *v1.Pod) bool { return selector.Matches(labels.Set(pod.Labels)) }) {
 			continue
 		}
-		selected := 0
-		for _, pod := range pods {
-			if selector.Matches(labels.Set(pod.Labels)) {
-				selected++
+		selected, err := client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
+		if err != nil {
+			return nil, err
+		}
+		f := floor{selector: selector, of: cmp.Or(int(pdb.Status.ExpectedPods), len(selected.Items))}
+		for j := range selected.Items {
+			if pod := &selected.Items[j]; pod.DeletionTimestamp == nil && podutils.IsPodReady(pod) {
+				f.ready++
 			}
 		}
-		if selected > 0 {
-			if l := disruptionLimit(pdb, selected); l.n > 0 {
-				limits = append(limits, l)
-			}
+		if f.limit = disruptionLimit(pdb, f.of); f.limit.n > 0 {
+			floors = append(floors, f)
 		}
 	}
-	return limits, nil
+	return floors, nil
 }
 
 // defaultMaxInFlight is the largest batch when neither --max-in-flight, the

@@ -97,10 +97,6 @@ func TestDisruptionLimit(t *testing.T) {
 		pdb:  pdb(policyv1.PodDisruptionBudgetSpec{MaxUnavailable: ptr.To(intstr.FromString("50%"))}, 3),
 		want: "2: poddisruptionbudget.policy/web: maxUnavailable 50% of 3 Pods",
 	}, {
-		name: "no expected Pods in its status yet: the Pods it selects",
-		pdb:  pdb(policyv1.PodDisruptionBudgetSpec{MaxUnavailable: ptr.To(intstr.FromInt32(1))}, 0),
-		want: "1: poddisruptionbudget.policy/web: maxUnavailable 1 of 4 Pods",
-	}, {
 		name: "one that allows none: one at a time, said",
 		pdb:  pdb(policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromString("100%"))}, 3),
 		want: "1: poddisruptionbudget.policy/web: minAvailable 100% of 3 Pods allows none, but a probe change evicts no Pod",
@@ -109,7 +105,7 @@ func TestDisruptionLimit(t *testing.T) {
 		pdb:  pdb(policyv1.PodDisruptionBudgetSpec{}, 12),
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := disruptionLimit(tc.pdb, 4).String(); got != tc.want {
+			if got := disruptionLimit(tc.pdb, int(tc.pdb.Status.ExpectedPods)).String(); got != tc.want {
 				t.Errorf("limit %q, want %q", got, tc.want)
 			}
 		})
@@ -176,37 +172,54 @@ func TestLimitKeepsToBudgetsWithMaxInFlight(t *testing.T) {
 		"50%": "1: poddisruptionbudget.policy/web: minAvailable 3 of 4 Pods, fewer than --max-in-flight=50%",
 		"1":   "1: --max-in-flight=1",
 	} {
-		o := &changeOptions{clients: clients{client: fake.NewClientset(pdb), namespace: "ns"}, maxInFlight: flag, report: &reporter{errOut: io.Discard}}
-		l, err := o.limit(context.Background(), &targets{pods: pods, replicas: 4})
+		o := &changeOptions{clients: clients{client: fake.NewClientset(pdb, pods[0], pods[1], pods[2], pods[3]), namespace: "ns"}, maxInFlight: flag, report: &reporter{errOut: io.Discard}}
+		l, _, err := o.limit(context.Background(), &targets{pods: pods, replicas: 4})
 		if err != nil || l.String() != want {
 			t.Errorf("--max-in-flight=%q: limit %q, %v; want %q", flag, l.String(), err, want)
 		}
 	}
 }
 
-// The limits of the PodDisruptionBudgets that select any of the run's Pods.
-func TestDisruptionLimits(t *testing.T) {
-	pods := namedPods("a", "b")
+// The floors of the PodDisruptionBudgets that select any of the run's Pods
+// count every Pod that they select, Ready and not terminating, of the Pods
+// that their status expects, or, before it says, of the Pods they select.
+func TestDisruptionFloors(t *testing.T) {
+	pods := readyPods([]string{"a", "b", "c", "d"}, "c")
 	for _, p := range pods {
 		p.Labels = map[string]string{"app": "web"}
 	}
-	budget := func(name, app string, maxUnavailable int32) *policyv1.PodDisruptionBudget {
+	pods[3].DeletionTimestamp = ptr.To(metav1.Now())
+	other := readyPods([]string{"db-0"})[0]
+	other.Labels = map[string]string{"app": "db"}
+	budget := func(name, app string, maxUnavailable int32, expected int32) *policyv1.PodDisruptionBudget {
 		return &policyv1.PodDisruptionBudget{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"},
 			Spec: policyv1.PodDisruptionBudgetSpec{
 				Selector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}},
 				MaxUnavailable: ptr.To(intstr.FromInt32(maxUnavailable)),
 			},
-			Status: policyv1.PodDisruptionBudgetStatus{ExpectedPods: 12},
+			Status: policyv1.PodDisruptionBudgetStatus{ExpectedPods: expected},
 		}
 	}
-	client := fake.NewClientset(budget("web", "web", 2), budget("db", "db", 1))
-	limits, err := disruptionLimits(context.Background(), client, "ns", pods)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(limits) != 1 || limits[0].String() != "2: poddisruptionbudget.policy/web: maxUnavailable 2 of 12 Pods" {
-		t.Errorf("limits %v, want web's only", limits)
+	for _, tc := range []struct {
+		name     string
+		expected int32
+		want     string
+	}{
+		{"expected Pods in its status", 12, "2 of 12 Pods Ready, and at least 10 must stay Ready (poddisruptionbudget.policy/web: maxUnavailable 2 of 12 Pods)"},
+		{"no expected Pods in its status yet: the Pods it selects", 0, "2 of 4 Pods Ready, and at least 2 must stay Ready (poddisruptionbudget.policy/web: maxUnavailable 2 of 4 Pods)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fake.NewClientset(budget("web", "web", 2, tc.expected), budget("db", "db", 1, 1), pods[0], pods[1], pods[2], pods[3], other)
+			// The run's Pods are a and b; c and d count too.
+			floors, err := disruptionFloors(context.Background(), client, "ns", pods[:2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(floors) != 1 || floors[0].String() != tc.want {
+				t.Errorf("floors %v, want web's only: %s", floors, tc.want)
+			}
+		})
 	}
 }
 

@@ -104,34 +104,50 @@ func (o *owners) chain(ctx context.Context, obj metav1.Object) ([]*unstructured.
 	return chain, nil
 }
 
-// limitsOf returns the rollout limits (workloadLimit) of the top
-// controllers of pods, each once, but for those in known, whose limits are
-// taken already: Pods named or selected keep to the limits of the
-// workloads they belong to, as those workloads named would.
-func (o *owners) limitsOf(ctx context.Context, pods []*v1.Pod, known []*unstructured.Unstructured) ([]limit, error) {
+// belonging are Pods of one workload, or, with workload nil, of none.
+type belonging struct {
+	workload *unstructured.Unstructured
+	pods     []*v1.Pod
+}
+
+// workloadsOf groups pods by their top controllers, but for the Pods of
+// those in known: Pods named or selected keep to the workloads they belong
+// to, as those workloads named would. The Pods without one come last, and
+// those whose controllers cannot be read with them: the error says which.
+func (o *owners) workloadsOf(ctx context.Context, pods []*v1.Pod, known []*unstructured.Unstructured) ([]belonging, error) {
 	seen := map[types.UID]bool{}
 	for _, k := range known {
 		seen[k.GetUID()] = true
 	}
-	var limits []limit
+	var (
+		groups []belonging
+		of     = map[types.UID]int{}
+		alone  belonging
+		err    error
+	)
 	for _, pod := range pods {
-		chain, err := o.chain(ctx, pod)
-		if err != nil {
-			return limits, fmt.Errorf("pod/%s: %w", pod.Name, err)
+		chain, chainErr := o.chain(ctx, pod)
+		if chainErr != nil && err == nil {
+			err = fmt.Errorf("pod/%s: %w", pod.Name, chainErr)
 		}
-		if len(chain) == 0 {
+		if chainErr != nil || len(chain) == 0 {
+			alone.pods = append(alone.pods, pod)
 			continue
 		}
 		top := chain[len(chain)-1]
-		if seen[top.GetUID()] {
-			continue
-		}
-		seen[top.GetUID()] = true
-		if l := workloadLimit(nameOf(top), top); l != nil {
-			limits = append(limits, *l)
+		switch i, ok := of[top.GetUID()]; {
+		case seen[top.GetUID()]:
+		case ok:
+			groups[i].pods = append(groups[i].pods, pod)
+		default:
+			of[top.GetUID()] = len(groups)
+			groups = append(groups, belonging{workload: top, pods: []*v1.Pod{pod}})
 		}
 	}
-	return limits, nil
+	if len(alone.pods) > 0 {
+		groups = append(groups, alone)
+	}
+	return groups, err
 }
 
 // podsOf returns the Pods that the workload controls now, through any

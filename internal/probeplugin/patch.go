@@ -97,7 +97,10 @@ type patched struct {
 // On a conflict it reads the Pod again, checks that it is the same Pod
 // (its UID), and applies the change to what it read: a concurrent edit of
 // the Pod is kept, and a Pod deleted or recreated under the same name is
-// never patched: that is a podGoneError.
+// never patched: that is a podGoneError. On an error that does not say
+// that the API server refused the patch (a timeout, a lost connection, a
+// server error), it reads the Pod again too: the server may have stored
+// it, and the Pod then carries the record that the patch wrote.
 func (p *patcher) apply(ctx context.Context, pod *v1.Pod, container string, ch change, template *podTemplate, dryRun bool) (patched, error) {
 	var result patched
 	pods := p.client.CoreV1().Pods(pod.Namespace)
@@ -128,6 +131,9 @@ func (p *patcher) apply(ctx context.Context, pod *v1.Pod, container string, ch c
 			opts.DryRun = []string{metav1.DryRunAll}
 		}
 		stored, err := pods.Patch(ctx, pod.Name, types.StrategicMergePatchType, patch, opts)
+		if err != nil && !dryRun && !refused(err) {
+			stored, err = p.storedDespite(ctx, pod, modified, err)
+		}
 		if err != nil {
 			return err
 		}
@@ -143,4 +149,33 @@ func (p *patcher) apply(ctx context.Context, pod *v1.Pod, container string, ch c
 		err = fmt.Errorf("the Pod kept changing while it was patched, %d attempts: %w", attempt, err)
 	}
 	return result, err
+}
+
+// refused says whether the error of a request proves that the API server
+// did not store it: an answer of 4xx, such as 409 Conflict. Any other error
+// may come after the server stored it.
+func refused(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return false
+	}
+	code := status.Status().Code
+	return code >= 400 && code < 500
+}
+
+// storedDespite reads the Pod again after its patch failed with err, which
+// does not prove that the patch was refused, and returns the Pod when the
+// patch was stored: it carries the record of the run that modified, the Pod
+// as patched, has (lastRunAnnotation), and did not carry it before.
+// Otherwise it returns err.
+func (p *patcher) storedDespite(ctx context.Context, pod, modified *v1.Pod, err error) (*v1.Pod, error) {
+	record, ok := modified.Annotations[lastRunAnnotation]
+	if !ok || record == pod.Annotations[lastRunAnnotation] {
+		return nil, err
+	}
+	now, getErr := p.client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+	if getErr != nil || now.UID != pod.UID || now.Annotations[lastRunAnnotation] != record {
+		return nil, err
+	}
+	return now, nil
 }

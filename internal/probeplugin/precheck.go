@@ -127,6 +127,8 @@ func (r *runner) check(ctx context.Context, pr *podRun) {
 		return
 	}
 	pr.modified = res.stored
+	pr.changes = changedProbes(pr.pod, pr.modified, container)
+	pr.checked, _ = stateAt(pr.pod, container)
 	if r.prober == nil {
 		return
 	}

@@ -75,7 +75,9 @@ import (
 // starting passes it, since only the new probe can start it; not started at
 // the end of the window fails it. Its failures before that are its job. A
 // startup probe of a container that has started runs when it restarts, and
-// there is nothing to prove.
+// there is nothing to prove. Removing the startup probe of a container
+// that has not started starts its liveness probe at once, which may
+// restart it: that liveness probe, changed or not, is proven as a new one.
 //
 // For all of them, the container restarting, or stopping, fails the proof: a
 // new container starts again, whatever its probes, so nothing is proven; the
@@ -470,6 +472,12 @@ func newProof(before, stored *v1.Pod, container string, margin time.Duration, fu
 			p.probes[t], p.added[t] = now[t], was[t] == nil
 		case t == readiness:
 			p.notes = append(p.notes, "without a readiness probe the container counts as Ready")
+		case t == startup && !p.startedAtChange && now[liveness] != nil && p.probes[liveness] == nil:
+			// The startup probe held the liveness probe back; without it,
+			// the liveness probe runs at once, and may restart the
+			// container, as a new one would.
+			p.probes[liveness] = now[liveness]
+			p.notes = append(p.notes, "without its startup probe, the container that had not started runs its liveness probe: it is proven as a new one")
 		}
 	}
 	return p, nil

@@ -585,6 +585,70 @@ func TestProveStartup(t *testing.T) {
 	}
 }
 
+// Removing the startup probe of a container that has not started starts its
+// liveness probe at once, which may restart the container: the liveness
+// probe, unchanged, is proven as a new one, through its window from the
+// container's start that the change lets the kubelet report, 3 × (10s + 1s)
+// and the margin, 2s; the kubelet killing the container for it, or
+// restarting it, fails the proof.
+func TestProveStartupRemoved(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// then is what the kubelet does 30s after the container started,
+		// unless the proof ended.
+		then    func(k *kubelet)
+		want    string
+		wantErr string
+	}{{
+		name: "the liveness probe passes",
+		want: "the kubelet applied generation 2; without its startup probe, the container that had not started runs its liveness probe: it is proven as a new one; " +
+			"the new liveness probe passed: no restart and no liveness failure through the probe's failure window (35s)",
+	}, {
+		name: "the kubelet kills the container for its liveness probe",
+		then: func(k *kubelet) {
+			k.event("Killing", "spec.containers{app}", "Container app failed liveness probe, will be restarted", time.Now())
+		},
+		wantErr: `the new liveness probe of container "app" reached its failureThreshold, 3 failures in a row: the kubelet restarts the container`,
+	}, {
+		name:    "the container restarts",
+		then:    func(k *kubelet) { k.restart(2) },
+		wantErr: `container "app" restarted before its new liveness probe passed (restart count 1, was 0); its last run ended with Error, exit code 137`,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				before, stored := changedPods()
+				startupChanged(before, stored)
+				stored.Spec.Containers[0].StartupProbe = nil
+				stored.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl-probe", Operation: metav1.ManagedFieldsOperationUpdate, Time: ptr.To(metav1.Now())}}
+				client, k := newKubelet(t, before)
+				w := &prover{client: client, timeout: time.Hour, margin: 2 * time.Second}
+				var (
+					got  string
+					err  error
+					done = make(chan struct{})
+				)
+				go func() {
+					defer close(done)
+					got, err = w.prove(context.Background(), before, stored, "app")
+				}()
+				time.Sleep(time.Second)
+				// Without its startup probe, the kubelet reports the
+				// container started.
+				k.reportStarted(2, true, false)
+				if tc.then != nil {
+					select {
+					case <-done:
+					case <-time.After(30 * time.Second):
+						tc.then(k)
+					}
+				}
+				<-done
+				checkProof(t, got, err, tc.want, tc.wantErr)
+			})
+		})
+	}
+}
+
 // A readiness change of a container that never starts is not confirmed: the
 // wait ends at its timeout and says why.
 func TestProveContainerNotStarted(t *testing.T) {

@@ -73,6 +73,20 @@ func stateOf(pod *v1.Pod, c *v1.Container) (containerState, error) {
 	return s, nil
 }
 
+// only returns the probes and kept probes of s of the given types.
+func (s containerState) only(types []probeType) containerState {
+	o := containerState{Probes: map[probeType]*v1.Probe{}, Disabled: map[probeType]*v1.Probe{}}
+	for _, t := range types {
+		if p, ok := s.Probes[t]; ok {
+			o.Probes[t] = p
+		}
+		if p, ok := s.Disabled[t]; ok {
+			o.Disabled[t] = p
+		}
+	}
+	return o
+}
+
 func (s containerState) equal(o containerState) bool {
 	return apiequality.Semantic.DeepEqual(s, o)
 }
@@ -202,7 +216,7 @@ type undoRun struct {
 	force         bool
 }
 
-// leftAlone is a Pod that undo leaves as it is, and why.
+// leftAlone is a Pod that a run leaves as it is, and why: it is skipped.
 type leftAlone struct{ reason string }
 
 func (e *leftAlone) Error() string { return e.reason }

@@ -1,6 +1,7 @@
 package probeplugin
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"slices"
@@ -11,6 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 )
 
@@ -279,6 +283,69 @@ func TestUndoAWholeRun(t *testing.T) {
 		}
 		if got := pod.Spec.Containers[0].LivenessProbe.TimeoutSeconds; got != timeout {
 			t.Errorf("pod/%s: liveness timeoutSeconds %d, want %d", name, got, timeout)
+		}
+	}
+}
+
+// An undo that stops before it put back every Pod, here at an interrupt,
+// prints the command that finishes it: the same undo, with its --run, which
+// leaves alone the Pods put back already.
+func TestUndoPrintsItsFinish(t *testing.T) {
+	names := []string{"a", "b", "c"}
+	c := newCluster(namedPods(names...)...)
+	r, _, errOut := newRunner(c, relax)
+	if err := r.run(context.Background(), &targets{pods: namedPods(names...)}); err != nil {
+		t.Fatalf("set: %v\n%s", err, errOut)
+	}
+	o, _ := newTestOwners(t)
+	undo := func(ctx context.Context) (string, string, error) {
+		var out, errOut bytes.Buffer
+		opts := newChangeOptions(genericiooptions.IOStreams{Out: &out, ErrOut: &errOut}, "probes put back", false)
+		opts.clients = clients{namespace: "ns", getter: apiOf{c}, client: c, owners: o}
+		opts.args, opts.wait, opts.skipCheck, opts.maxInFlight = names, waitNone, true, "1"
+		opts.report = newTestReporter(&out, &errOut, "", "probes put back")
+		opts.cmdline = &commandLine{targets: names, connection: []string{"-n", "ns"}}
+		err := opts.run(ctx, undoRun{run: testRun})
+		return out.String(), errOut.String(), err
+	}
+
+	// Interrupted as it puts back a.
+	ctx, interrupt := context.WithCancel(context.Background())
+	c.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		if len(action.(k8stesting.PatchActionImpl).PatchOptions.DryRun) == 0 {
+			interrupt()
+		}
+		return false, nil, nil
+	})
+	_, printed, err := undo(ctx)
+	if got := exitStatus(err); got != exitInterrupted {
+		t.Errorf("exit status %d (%v), want %d", got, err, exitInterrupted)
+	}
+	finish := "to finish putting back run " + testRun + ": kubectl probe undo a b c -n ns --run " + testRun + "\n"
+	for _, want := range []string{
+		"Ctrl-C again quits at once\n" + finish,
+		"error: interrupted\ndone (1): pod/a\nfailed (0): none\nnot started, left as they are (2): pod/b pod/c\n" + finish,
+	} {
+		if !strings.Contains(printed, want) {
+			t.Errorf("printed\n%s\nwant in it\n%s", printed, want)
+		}
+	}
+
+	// The command printed finishes it: a is put back already.
+	out, printed, err := undo(context.Background())
+	if err != nil {
+		t.Fatalf("undo again: %v\n%s", err, printed)
+	}
+	if want := "pod/a skipped: run " + testRun + " is undone already, by "; !strings.HasPrefix(out, want) || !strings.HasSuffix(out, "pod/b probes put back\npod/c probes put back\n") {
+		t.Errorf("printed\n%s\nwant a skipped, b and c put back", out)
+	}
+	for _, name := range names {
+		pod, err := c.CoreV1().Pods("ns").Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pod.Spec.Containers[0].LivenessProbe.TimeoutSeconds; got != 1 {
+			t.Errorf("pod/%s: liveness timeoutSeconds %d, want 1, put back", name, got)
 		}
 	}
 }

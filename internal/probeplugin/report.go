@@ -20,6 +20,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/podutils"
 	"k8s.io/kubectl/pkg/util/term"
@@ -430,7 +431,8 @@ func (p *reporter) undoHint(pr *podRun, c *commandLine) {
 
 // finished prints the end of a run that stopped at a Pod that failed, or
 // that an interrupt ended: which Pods were done, failed, put back and not
-// started, and the command that puts back what the run changed.
+// started, and the command that puts back what the run changed, or that
+// finishes a run of undo.
 func (p *reporter) finished(title string, done, failed, putBack, rest []*podRun, c *commandLine) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -443,11 +445,12 @@ func (p *reporter) finished(title string, done, failed, putBack, rest []*podRun,
 	if c.run != "" && len(changed) > 0 {
 		fmt.Fprintf(p.errOut, "to put back the %s that this run changed: %s\n", pods(len(changed)), c.undo())
 	}
+	fmt.Fprint(p.errOut, c.finishing())
 }
 
 // interrupted says, when the interrupt comes, what the run does about it,
-// and the command that puts back what it changed, in case the user does
-// not wait.
+// and the command that puts back what it changed, or that finishes a run
+// of undo, in case the user does not wait.
 func (p *reporter) interrupted(inFlight int, undoing bool, c *commandLine) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -466,6 +469,7 @@ func (p *reporter) interrupted(inFlight int, undoing bool, c *commandLine) {
 	if c.run != "" {
 		fmt.Fprintf(p.errOut, "to put back what this run changed: %s\n", c.undo())
 	}
+	fmt.Fprint(p.errOut, c.finishing())
 }
 
 // undoing says which Pods a kubectl probe undo works on.
@@ -483,30 +487,63 @@ func (p *reporter) undoing(run string, of, others int) {
 type commandLine struct {
 	// targets are the run's TARGETs, or -l SELECTOR.
 	targets []string
-	// connection are -n NAMESPACE and the connection and identity flags
-	// given: --context, --as, ...
+	// connection are -n NAMESPACE, the context, and the connection and
+	// identity flags given: --as, ...
 	connection []string
+	// kubeconfig is $KUBECONFIG, when the run read its kubeconfig from the
+	// files that it names, which the commands set it to.
+	kubeconfig string
 	// omitted are the secret flags given to the run, which the commands do
 	// not print: --token.
 	omitted []string
 	// run is the run's ID, for its undo; "" for a run of kubectl probe
 	// undo, which prints none.
 	run string
+	// undoing is, for a run of kubectl probe undo, the run that it puts
+	// back: one that stops before the end prints the same undo, which
+	// finishes it.
+	undoing string
 }
 
 // undo returns the command that puts back every Pod of the run.
 func (c *commandLine) undo() string {
-	return shellJoin(slices.Concat([]string{"kubectl", "probe", "undo"}, c.targets, c.connection, []string{"--run", c.run})) + c.secrets()
+	return c.undoOf(c.targets, c.run)
 }
 
 // undoPod returns the command that puts back one Pod of the run.
 func (c *commandLine) undoPod(name string) string {
-	return shellJoin(slices.Concat([]string{"kubectl", "probe", "undo", "pod/" + name}, c.connection, []string{"--run", c.run})) + c.secrets()
+	return c.undoOf([]string{"pod/" + name}, c.run)
+}
+
+// undoOf returns the command that puts back the Pods of targets that run
+// changed.
+func (c *commandLine) undoOf(targets []string, run string) string {
+	return c.command(slices.Concat([]string{"kubectl", "probe", "undo"}, targets, c.connection, []string{"--run", run}))
+}
+
+// finishing says the command that finishes a run of undo, the same undo,
+// which leaves alone the Pods that it put back already; "" for another
+// run.
+func (c *commandLine) finishing() string {
+	if c.undoing == "" {
+		return ""
+	}
+	return fmt.Sprintf("to finish putting back run %s: %s\n", c.undoing, c.undoOf(c.targets, c.undoing))
 }
 
 // patch returns the kubectl patch of the object with the JSON patch.
 func (c *commandLine) patch(object, patch string) string {
-	return shellJoin(slices.Concat([]string{"kubectl", "patch", object}, c.connection, []string{"--type=json", "-p", patch})) + c.secrets()
+	return c.command(slices.Concat([]string{"kubectl", "patch", object}, c.connection, []string{"--type=json", "-p", patch}))
+}
+
+// command returns the command of the words as a shell reads it back, with
+// the run's $KUBECONFIG, and the secret flags to give again.
+func (c *commandLine) command(words []string) string {
+	env := ""
+	if c.kubeconfig != "" {
+		env = clientcmd.RecommendedConfigPathEnvVar + "=" + shellJoin([]string{c.kubeconfig}) + " "
+	}
+	return env + shellJoin(words) + c.secrets()
 }
 
 // secrets says, as a comment of the shell, which flags to give again.

@@ -12,6 +12,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/kubectl/pkg/util/podutils"
 )
@@ -21,10 +22,12 @@ import (
 // double up to the run's limit, each started only when every change of the
 // one before it is proven (prove.go): a wrong probe reaches one Pod, and a
 // right one is on every Pod after a few failure windows. A change can take
-// a Pod out of readiness, so no batch takes the Ready Pods of the run below
-// its floor, its replicas less the limit, counting the Pods that are not
-// Ready for other reasons: those change first, since changing them takes no
-// Pod out (see nextBatch). It stops after the batch in which a Pod failed.
+// a Pod out of readiness, so no batch takes the Ready Pods below a floor:
+// the run's, its replicas less the limit, of its Pods and the other Pods of
+// their workloads, and each PodDisruptionBudget's, of every Pod it selects;
+// counting the Pods that are not Ready for other reasons: those of the run
+// change first, since changing them takes no Pod out (see nextBatch). It
+// stops after the batch in which a Pod failed.
 // runs are all the Pods of the run, for the end of it.
 //
 // ctx ending is an interrupt (SIGINT, SIGTERM): no Pod changes after it.
@@ -158,25 +161,28 @@ const floorPoll = 2 * time.Second
 
 // nextBatch returns the next batch, of at most size Pods of left: first the
 // Pods that are not Ready, since changing them takes no Pod out of
-// readiness, then as many Ready ones as keep the run's Ready Pods at or
-// above the floor, its replicas less its limit; of each, first those whose
-// proof can begin soonest (provenSooner). A run that waits on its changes
-// reads its Pods before each batch (census), the first one too: the
-// pre-check and its confirmation take a while, and a crash-looping
-// container changes its state every few seconds. A run that does not
-// (--wait=none), whose batches follow each other at once, counts them as
-// last read, and reads them again only when that count holds the batch
-// back. When it may take none, it waits for Pods to turn Ready, reading
-// them every floorPoll, for as long as a run waits for a Pod
-// (--wait-timeout), and then says why the run stops: --wait=none too,
-// since the Pods it changed while they were not Ready may turn Ready,
-// which is what a change in a crash loop is for.
+// readiness, then as many Ready ones as keep every floor: the run's, its
+// replicas less its limit, of its Pods and their workloads', and each
+// PodDisruptionBudget's, of every Pod that the budget selects (see floor);
+// of each, first those whose proof can begin soonest (provenSooner). A run
+// that waits on its changes reads its Pods and the budgets' before each
+// batch (census, budgets), the first one too: the pre-check and its
+// confirmation take a while, and a crash-looping container changes its
+// state every few seconds. A run that does not (--wait=none), whose
+// batches follow each other at once, counts them as last read, and reads
+// them again only when that count holds the batch back. When it may take
+// none, it waits for Pods to turn Ready, reading them every floorPoll, for
+// as long as a run waits for a Pod (--wait-timeout), and then says why the
+// run stops: --wait=none too, since the Pods it changed while they were
+// not Ready may turn Ready, which is what a change in a crash loop is for.
 func (r *runner) nextBatch(ctx context.Context, left []*podRun, size int) ([]*podRun, error) {
-	floor := r.replicas - r.limit.n
 	var waitUntil time.Time
 	for read := r.prove != nil; ; read = true {
 		if read {
 			pods, err := r.census(ctx)
+			if err == nil && r.budgets != nil {
+				r.floors, err = r.budgets(ctx)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("stopped before the next batch: cannot count the Ready Pods: %w", err)
 			}
@@ -202,6 +208,7 @@ func (r *runner) nextBatch(ctx context.Context, left []*podRun, size int) ([]*po
 				ready[pod.UID] = true
 			}
 		}
+		floors := append([]floor{{limit: r.limit, selector: labels.Everything(), ready: len(ready), of: r.replicas}}, r.floors...)
 		var batch, readyOnes []*podRun
 		for _, pr := range slices.SortedStableFunc(slices.Values(left), provenSooner) {
 			switch {
@@ -211,14 +218,23 @@ func (r *runner) nextBatch(ctx context.Context, left []*podRun, size int) ([]*po
 				batch = append(batch, pr)
 			}
 		}
-		batch = append(batch, readyOnes[:min(size-len(batch), max(len(ready)-floor, 0), len(readyOnes))]...)
+		why := ""
+		for _, pr := range readyOnes {
+			if len(batch) == size {
+				break
+			}
+			if held := takeOut(floors, pr.pod); held != nil {
+				why = cmp.Or(why, held.String())
+				continue
+			}
+			batch = append(batch, pr)
+		}
 		if len(batch) > 0 {
 			return batch, nil
 		}
 		if !read {
 			continue
 		}
-		why := fmt.Sprintf("%d of %d Pods Ready, and at least %d must stay Ready (%s)", len(ready), r.replicas, floor, r.limit.why)
 		switch {
 		case r.waitTimeout > 0 && !waitUntil.IsZero() && !time.Now().Before(waitUntil):
 			return nil, errors.New("stopped before the next batch: " + why)
@@ -232,6 +248,24 @@ func (r *runner) nextBatch(ctx context.Context, left []*podRun, size int) ([]*po
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// takeOut counts a Ready Pod out of each floor that counts it, and returns
+// nil; or, when that would take one of them below its least, leaves them as
+// they are, and returns that one.
+func takeOut(floors []floor, pod *v1.Pod) *floor {
+	counts := func(f *floor) bool { return f.selector.Matches(labels.Set(pod.Labels)) }
+	for i := range floors {
+		if counts(&floors[i]) && floors[i].ready <= floors[i].least() {
+			return &floors[i]
+		}
+	}
+	for i := range floors {
+		if counts(&floors[i]) {
+			floors[i].ready--
+		}
+	}
+	return nil
 }
 
 // provenSooner orders Pods by how soon the new probes of their container
@@ -261,9 +295,10 @@ func runsFrom(pr *podRun) (int, time.Time) {
 
 // one changes a Pod, and waits on the change with wait, when set: the wait
 // ends with proofs, the requests with ctx. The Pod's result says how it
-// went.
+// went. A Pod whose container someone else changed since the pre-check is
+// left as it is (unchangedSince).
 func (r *runner) one(ctx, proofs context.Context, pr *podRun, wait func(ctx context.Context, before, stored *v1.Pod, container string) (string, error)) {
-	res, err := r.patcher.apply(ctx, pr.pod, r.container, r.change, pr.template, false)
+	res, err := r.patcher.apply(ctx, pr.pod, pr.container, unchangedSince{change: r.change, types: pr.changes, checked: pr.checked}, pr.template, false)
 	if err != nil {
 		if pr.refuse(err); pr.result == resultSkipped {
 			r.report.pod(pr)

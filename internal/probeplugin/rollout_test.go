@@ -13,9 +13,14 @@ import (
 	"testing/synctest"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 )
@@ -379,6 +384,134 @@ func TestRunExitStatus(t *testing.T) {
 	}
 }
 
+// A patch whose answer is lost after the API server stored it (a timeout,
+// a connection reset) changed the Pod: the Pod read again carries this
+// run's record, so the run proves it, and goes on, as after any change.
+func TestRunPatchStoredButAnswerLost(t *testing.T) {
+	for _, lost := range []error{
+		errors.New("read tcp 10.0.0.1:51234->10.0.0.2:6443: read: connection reset by peer"),
+		apierrors.NewTimeoutError("request did not complete within the allowed duration", 0),
+	} {
+		t.Run(lost.Error(), func(t *testing.T) {
+			names := []string{"a", "b"}
+			c := newCluster(namedPods(names...)...)
+			answered := false
+			c.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+				patch := action.(k8stesting.PatchActionImpl)
+				if patch.Name != "a" || len(patch.PatchOptions.DryRun) > 0 || answered {
+					return false, nil, nil
+				}
+				answered = true
+				if _, _, err := k8stesting.ObjectReaction(c.Tracker())(action); err != nil {
+					return true, nil, err
+				}
+				return true, nil, lost
+			})
+			r, _, errOut := newRunner(c, relax)
+			var proven []string
+			r.prove = func(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
+				proven = append(proven, stored.Name)
+				return "proven", nil
+			}
+			if err := r.run(context.Background(), &targets{pods: namedPods(names...)}); err != nil {
+				t.Fatalf("run: %v (exit status %d)\n%s", err, exitStatus(err), errOut)
+			}
+			if !slices.Equal(proven, names) {
+				t.Errorf("proven %v, want %v", proven, names)
+			}
+			pod, err := c.CoreV1().Pods("ns").Get(context.Background(), "a", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := pod.Spec.Containers[0].LivenessProbe.TimeoutSeconds; got != 10 {
+				t.Errorf("pod/a: liveness timeoutSeconds %d, want 10", got)
+			}
+		})
+	}
+}
+
+// A Pod whose probes someone else changed since the pre-check is left as
+// it is, and skipped: the run would otherwise overwrite that change, or
+// merge its own onto a probe that the pre-check did not try. Here b's
+// liveness probe is edited while a is proven, before b's batch reads it, or
+// as b is patched, which then conflicts; an edit of b's labels is kept,
+// with the change.
+func TestRolloutSkipsPodsChangedSinceThePrecheck(t *testing.T) {
+	editProbe := func(p *v1.Pod) { p.Spec.Containers[0].LivenessProbe.PeriodSeconds = 30 }
+	for _, tc := range []struct {
+		name string
+		edit func(*v1.Pod)
+		// asPatched makes the edit as b is patched, rather than while a
+		// is proven.
+		asPatched bool
+		// timeout is b's liveness timeoutSeconds after the run, and
+		// skipped what it says of b, if it skipped it.
+		timeout int32
+		skipped string
+	}{
+		{name: "its probe, before its batch", edit: editProbe, timeout: 1, skipped: `pod/b skipped: left as it is: someone else changed the probes of container "app" since the pre-check`},
+		{name: "its probe, as it is patched", edit: editProbe, asPatched: true, timeout: 1, skipped: `pod/b skipped: left as it is: someone else changed the probes of container "app" since the pre-check`},
+		{name: "its labels", edit: func(p *v1.Pod) { p.Labels = map[string]string{"edited": "yes"} }, timeout: 10},
+		{name: "another of its probes", edit: func(p *v1.Pod) {
+			p.Spec.Containers[0].ReadinessProbe = &v1.Probe{ProbeHandler: v1.ProbeHandler{Exec: &v1.ExecAction{Command: []string{"ready"}}}}
+		}, timeout: 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				names := []string{"a", "b"}
+				c := newCluster(namedPods(names...)...)
+				requireResourceVersion(c)
+				edit := func() {
+					pod, err := c.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), "ns", "b")
+					if err != nil {
+						t.Fatal(err)
+					}
+					b := pod.(*v1.Pod).DeepCopy()
+					tc.edit(b)
+					b.ResourceVersion = "9"
+					if err := c.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), b, "ns"); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if tc.asPatched {
+					c.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+						if patch := action.(k8stesting.PatchActionImpl); patch.Name == "b" && len(patch.PatchOptions.DryRun) == 0 && tc.edit != nil {
+							edit()
+							tc.edit = nil
+						}
+						return false, nil, nil
+					})
+				}
+				r, out, errOut := newRunner(c, relax)
+				p := newProvings(names...)
+				r.prove = p.prove
+				errc := make(chan error)
+				go func() { errc <- r.run(context.Background(), &targets{pods: namedPods(names...)}) }()
+				p.inFlight()
+				if !tc.asPatched {
+					edit()
+				}
+				// b's proof passes, if b is proven.
+				p.results["a"] <- nil
+				p.results["b"] <- nil
+				if err := <-errc; err != nil {
+					t.Fatalf("run: %v\n%s", err, errOut)
+				}
+				pod, err := c.CoreV1().Pods("ns").Get(context.Background(), "b", metav1.GetOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := pod.Spec.Containers[0].LivenessProbe.TimeoutSeconds; got != tc.timeout {
+					t.Errorf("pod/b: liveness timeoutSeconds %d, want %d\n%s", got, tc.timeout, errOut)
+				}
+				if tc.skipped != "" && !strings.Contains(out.String(), tc.skipped+"\n") {
+					t.Errorf("printed\n%s\nwant in it\n%s", out, tc.skipped)
+				}
+			})
+		})
+	}
+}
+
 // readyPods returns Pods like namedPods, Ready but for those named in
 // notReady.
 func readyPods(names []string, notReady ...string) []*v1.Pod {
@@ -413,66 +546,184 @@ func TestRolloutKeepsTheFloor(t *testing.T) {
 	})
 }
 
-// When no Pod may go without taking the Ready Pods below the floor, the run
-// waits for Pods to turn Ready, for as long as it waits for a Pod, and then
-// stops. Here the Deployment asks for 4 replicas, the limit is 1, and its
-// Pod x, which the run does not change, is not Ready: the 3 Ready Pods are
-// the floor.
+// webWorkload returns the Pods a, b, c and x of deployment.apps/web, which
+// asks for 4 replicas, and may have 1 out of service (maxUnavailable 25% by
+// default), through its ReplicaSet web-1; all labelled app=web, and a, b and
+// c pick=yes too; Ready but for those named in notReady. The owners know
+// the Deployment and the ReplicaSet.
+func webWorkload(t *testing.T, notReady ...string) (*owners, []*v1.Pod) {
+	t.Helper()
+	app := map[string]string{"app": "web"}
+	selector := &metav1.LabelSelector{MatchLabels: app}
+	deployment := &appsv1.Deployment{ObjectMeta: objectMeta("web", "d", app, nil, ""), Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](4), Selector: selector}}
+	rs := &appsv1.ReplicaSet{ObjectMeta: objectMeta("web-1", "rs-1", app, deployment, "Deployment"), Spec: appsv1.ReplicaSetSpec{Selector: selector}}
+	rs.OwnerReferences[0].APIVersion = "apps/v1"
+	pods := readyPods([]string{"a", "b", "c", "x"}, notReady...)
+	for _, pod := range pods {
+		pod.Labels = map[string]string{"app": "web"}
+		if pod.Name != "x" {
+			pod.Labels["pick"] = "yes"
+		}
+		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID, Controller: ptr.To(true)}}
+	}
+	o, _ := newTestOwners(t, deployment, rs)
+	return o, pods
+}
+
+// Pods named or selected keep to the floor of the workload they belong to,
+// as the workload named would: its replicas less its limit, counting its
+// Pods that the run does not change. When no Pod may go without taking the
+// Ready Pods below it, the run waits for Pods to turn Ready, for as long as
+// it waits for a Pod, and then stops. Here the run changes a, b and c of
+// deployment.apps/web, named or selected; the Deployment asks for 4
+// replicas and allows 1 out of service, and its Pod x is not Ready: the 3
+// Ready Pods are the floor.
 func TestRolloutWaitsForTheFloor(t *testing.T) {
+	for _, targeted := range []struct {
+		name     string
+		args     []string
+		selector string
+	}{{"named", []string{"a", "b", "c"}, ""}, {"selected", nil, "pick=yes"}} {
+		for _, turnsReady := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s, x turns Ready: %v", targeted.name, turnsReady), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					o, pods := webWorkload(t, "x")
+					c := newCluster(pods...)
+					tg, err := resolveTargets(context.Background(), apiOf{c}, c, o, "ns", targeted.args, targeted.selector)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var names []string
+					for _, pod := range tg.pods {
+						names = append(names, pod.Name)
+					}
+					if !slices.Equal(sortedCopy(names), []string{"a", "b", "c"}) {
+						t.Fatalf("targets %v, want a, b and c", names)
+					}
+					r, _, errOut := newRunner(c, relax)
+					if r.limit, err = chooseMaxInFlight("", tg.replicas, tg.limits); err != nil {
+						t.Fatal(err)
+					}
+					r.census = func(ctx context.Context) ([]*v1.Pod, error) { return tg.current(ctx, c, o) }
+					r.waitTimeout = time.Minute
+					p := newProvings("a", "b", "c")
+					r.prove = p.prove
+					errc := make(chan error)
+					start := time.Now()
+					go func() { errc <- r.run(context.Background(), tg) }()
+					synctest.Wait()
+					if _, patches := c.sent(); len(patches) > 0 {
+						t.Fatalf("patched %v below the floor\n%s", patches, errOut)
+					}
+					waiting := "batches: waiting for Pods to turn Ready before the next batch: 3 of 4 Pods Ready, and at least 3 must stay Ready (maxUnavailable 25% of deployment.apps/web's 4 replicas)\n"
+					if !turnsReady {
+						err := <-errc
+						if got := exitStatus(err); got != 1 {
+							t.Errorf("exit status %d (%v), want 1: no Pod changed", got, err)
+						}
+						if waited := time.Since(start); waited != time.Minute {
+							t.Errorf("stopped after %s, want after --wait-timeout, 1m", waited)
+						}
+						if want := waiting + "error: stopped before the next batch: 3 of 4 Pods Ready, and at least 3 must stay Ready"; !strings.Contains(errOut.String(), want) {
+							t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+						}
+						if _, patches := c.sent(); len(patches) > 0 {
+							t.Errorf("patched %v below the floor", patches)
+						}
+						return
+					}
+					// x turns Ready between two reads of the Pods, every
+					// floorPoll: the next one takes a.
+					time.Sleep(9 * time.Second)
+					x, err := c.CoreV1().Pods("ns").Get(context.Background(), "x", metav1.GetOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					x.Status.Conditions = []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue}}
+					if _, err := c.CoreV1().Pods("ns").UpdateStatus(context.Background(), x, metav1.UpdateOptions{}); err != nil {
+						t.Fatal(err)
+					}
+					time.Sleep(floorPoll)
+					for _, batch := range [][]string{{"a"}, {"b"}, {"c"}} {
+						if got := p.inFlight(); !slices.Equal(got, batch) {
+							t.Fatalf("in flight %v, want the batch %v", got, batch)
+						}
+						p.results[batch[0]] <- nil
+					}
+					if err := <-errc; err != nil {
+						t.Fatalf("run: %v\n%s", err, errOut)
+					}
+					if strings.Count(errOut.String(), waiting) != 1 {
+						t.Errorf("printed\n%s\nwant once in it\n%s", errOut, waiting)
+					}
+				})
+			})
+		}
+	}
+}
+
+// A PodDisruptionBudget's floor counts every Pod that it selects, read
+// again before each batch, not only the run's or their workload's. Here the
+// budget web allows 1 of the 5 Pods labelled app=web unavailable:
+// deployment.apps/web's 4, all Ready, and y, another Pod, not Ready. The
+// Deployment alone would let a or b go; the budget lets none go until y
+// turns Ready.
+func TestRolloutKeepsToBudgets(t *testing.T) {
 	for _, turnsReady := range []bool{true, false} {
-		t.Run(fmt.Sprintf("x turns Ready: %v", turnsReady), func(t *testing.T) {
+		t.Run(fmt.Sprintf("y turns Ready: %v", turnsReady), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				names := []string{"a", "b", "c"}
-				pods := readyPods(names)
-				c := newCluster(append(readyPods([]string{"x"}, "x"), pods...)...)
-				r, _, errOut := newRunner(c, relax)
-				r.limit = limit{n: 1, why: "maxUnavailable 25% of deployment.apps/web's 4 replicas"}
-				r.waitTimeout = time.Minute
-				p := newProvings(names...)
-				r.prove = p.prove
+				o, pods := webWorkload(t)
+				y := readyPods([]string{"y"}, "y")[0]
+				y.Labels = map[string]string{"app": "web"}
+				pdb := &policyv1.PodDisruptionBudget{
+					ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"},
+					Spec: policyv1.PodDisruptionBudgetSpec{
+						Selector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+						MaxUnavailable: ptr.To(intstr.FromInt32(1)),
+					},
+					Status: policyv1.PodDisruptionBudgetStatus{ExpectedPods: 5},
+				}
+				c := newCluster(append(pods, y)...)
+				if _, err := c.PolicyV1().PodDisruptionBudgets("ns").Create(context.Background(), pdb, metav1.CreateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				var out, errOut bytes.Buffer
+				opts := newChangeOptions(genericiooptions.IOStreams{Out: &out, ErrOut: &errOut}, "probes set", true)
+				opts.clients = clients{namespace: "ns", getter: apiOf{c}, client: c, owners: o}
+				opts.args, opts.wait, opts.waitTimeout, opts.skipCheck = []string{"a", "b"}, waitNone, time.Minute, true
+				opts.report = newTestReporter(&out, &errOut, "", "probes set")
+				opts.cmdline = &commandLine{targets: opts.args, connection: []string{"-n", "ns"}}
 				errc := make(chan error)
 				start := time.Now()
-				go func() { errc <- r.run(context.Background(), &targets{pods: pods, replicas: 4}) }()
+				go func() { errc <- opts.run(context.Background(), relax) }()
 				synctest.Wait()
 				if _, patches := c.sent(); len(patches) > 0 {
-					t.Fatalf("patched %v below the floor", patches)
+					t.Fatalf("patched %v below the budget's floor\n%s", patches, &errOut)
 				}
-				waiting := "batches: waiting for Pods to turn Ready before the next batch: 3 of 4 Pods Ready, and at least 3 must stay Ready (maxUnavailable 25% of deployment.apps/web's 4 replicas)\n"
+				waiting := "batches: waiting for Pods to turn Ready before the next batch: 4 of 5 Pods Ready, and at least 4 must stay Ready (poddisruptionbudget.policy/web: maxUnavailable 1 of 5 Pods)\n"
 				if !turnsReady {
 					err := <-errc
-					if got := exitStatus(err); got != 1 {
-						t.Errorf("exit status %d (%v), want 1: no Pod changed", got, err)
+					if got := exitStatus(err); got != 1 || time.Since(start) != time.Minute {
+						t.Errorf("exit status %d (%v) after %s, want 1 after --wait-timeout, 1m", got, err, time.Since(start))
 					}
-					if waited := time.Since(start); waited != time.Minute {
-						t.Errorf("stopped after %s, want after --wait-timeout, 1m", waited)
-					}
-					if want := waiting + "error: stopped before the next batch: 3 of 4 Pods Ready, and at least 3 must stay Ready"; !strings.Contains(errOut.String(), want) {
-						t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
-					}
-					if _, patches := c.sent(); len(patches) > 0 {
-						t.Errorf("patched %v below the floor", patches)
+					if !strings.Contains(errOut.String(), waiting) {
+						t.Errorf("printed\n%s\nwant in it\n%s", &errOut, waiting)
 					}
 					return
 				}
-				// x turns Ready between two reads of the Pods, every
-				// floorPoll: the next one takes a.
 				time.Sleep(9 * time.Second)
-				x := readyPods([]string{"x"})[0]
-				if _, err := c.CoreV1().Pods("ns").UpdateStatus(context.Background(), x, metav1.UpdateOptions{}); err != nil {
+				y.Status.Conditions = []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue}}
+				if _, err := c.CoreV1().Pods("ns").UpdateStatus(context.Background(), y, metav1.UpdateOptions{}); err != nil {
 					t.Fatal(err)
 				}
-				time.Sleep(floorPoll)
-				for _, batch := range [][]string{{"a"}, {"b"}, {"c"}} {
-					if got := p.inFlight(); !slices.Equal(got, batch) {
-						t.Fatalf("in flight %v, want the batch %v", got, batch)
-					}
-					p.results[batch[0]] <- nil
-				}
 				if err := <-errc; err != nil {
-					t.Fatalf("run: %v\n%s", err, errOut)
+					t.Fatalf("run: %v\n%s", err, &errOut)
+				}
+				if _, patches := c.sent(); !slices.Equal(patches, []string{"a", "b"}) {
+					t.Errorf("patched %v, want a and b", patches)
 				}
 				if strings.Count(errOut.String(), waiting) != 1 {
-					t.Errorf("printed\n%s\nwant once in it\n%s", errOut, waiting)
+					t.Errorf("printed\n%s\nwant once in it\n%s", &errOut, waiting)
 				}
 			})
 		})

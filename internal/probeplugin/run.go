@@ -38,8 +38,12 @@ type podRun struct {
 	// pod is the Pod as last read.
 	pod      *v1.Pod
 	template *podTemplate
-	// container is the name of the container that the change is made to.
+	// container is the name of the container that the change is made to,
+	// checked its state as the pre-check read it, and changes the types of
+	// the probes that the change makes there.
 	container string
+	checked   containerState
+	changes   []probeType
 	// modified is pod with the change.
 	modified *v1.Pod
 	// stored is the Pod as the change stored it.
@@ -89,14 +93,19 @@ type runner struct {
 	dryRun string
 	// limit is the most Pods that the run takes out of readiness at once,
 	// its largest batch; replicas, less the limit, is the fewest Ready Pods
-	// it leaves (see nextBatch).
+	// it leaves of its Pods and their workloads' (see nextBatch).
 	limit    limit
 	replicas int
-	// census reads the Pods of the run as they are now, to count the Ready
-	// ones before a batch (see nextBatch); counted are the Pods as last
-	// read, at first as the run's targets were.
+	// census reads the Pods of the run and of their workloads as they are
+	// now, to count the Ready ones before a batch (see nextBatch); counted
+	// are the Pods as last read, at first as the run's targets were.
 	census  func(ctx context.Context) ([]*v1.Pod, error)
 	counted []*v1.Pod
+	// budgets, when set, reads the floors of the PodDisruptionBudgets that
+	// select the run's Pods again, with the census; floors are the floors
+	// as last read.
+	budgets func(ctx context.Context) ([]floor, error)
+	floors  []floor
 	// prove, when set, proves each change (--wait=proven, and the first
 	// Pod of --wait=applied): prover.prove. applied, when set, waits on the
 	// changes after the first only until the kubelet applied them

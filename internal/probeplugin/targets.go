@@ -201,18 +201,20 @@ type targets struct {
 	// workloads names the workloads that the command line named, such as
 	// deployment.apps/web, whose Pods are among pods.
 	workloads []string
-	// limits are the workloads' own limits of Pods out of service at once
-	// (see workloadLimit).
+	// limits are the own limits of Pods out of service at once (see
+	// workloadLimit) of the workloads named, and of those that the Pods
+	// named or selected belong to.
 	limits []limit
-	// replicas is how many Pods the workloads ask for, or, without a
-	// workload, the number of Pods: what --max-in-flight=N% is of.
+	// replicas is how many Pods those workloads ask for, and one for each
+	// Pod named or selected that belongs to none: what --max-in-flight=N%
+	// is of, and what the run's floor of Ready Pods is counted from.
 	replicas int
-	// ownersUnread is why the limits of the workloads of the Pods named or
-	// selected could not be read (owners.limitsOf); nil when they were.
+	// ownersUnread is why the workloads of the Pods named or selected
+	// could not be read (owners.workloadsOf); nil when they were.
 	ownersUnread error
 
-	// What the command line named, for current: the Pods named, the
-	// workloads, and the selector.
+	// What current reads again: the Pods named, the workloads (named, and
+	// those of the Pods named or selected), and the selector.
 	named     []string
 	objects   []*unstructured.Unstructured
 	selector  string
@@ -244,8 +246,10 @@ func leaving(pod *v1.Pod) string {
 // of a Pod or of any object that controls Pods through owner references,
 // directly or through other controllers (a workload, see owners): it
 // stands for the Pods that the workload controls now. A selector selects
-// Pods. Pods that are terminating or finished are skipped. The workloads
-// read are known to o from then on.
+// Pods. Pods that are terminating or finished are skipped. A Pod named or
+// selected counts with the workload it belongs to, as if that were named
+// (its replicas, its limit, its Pods in current), without changing the
+// workload's other Pods. The workloads read are known to o from then on.
 func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGetter, client kubernetes.Interface, o *owners, namespace string, args []string, selector string) (*targets, error) {
 	b := resource.NewBuilder(getter).
 		Unstructured().
@@ -290,42 +294,70 @@ func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGett
 			if selector == "" {
 				t.named = append(t.named, pod.Name)
 			}
-			direct = append(direct, pod)
+			if !seen[pod.UID] {
+				direct = append(direct, pod)
+			}
 			add(pod)
 			continue
 		}
 		name := objectName(gk, info.Name)
 		o.know(obj)
-		pods, err := o.podsOf(ctx, client, obj)
+		pods, err := t.count(ctx, client, o, obj)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, err
 		}
 		if len(pods) == 0 {
 			return nil, fmt.Errorf("%s controls no Pods, through owner references", name)
 		}
 		t.workloads = append(t.workloads, name)
-		t.objects = append(t.objects, obj)
-		if l := workloadLimit(name, obj); l != nil {
-			t.limits = append(t.limits, *l)
-		}
-		t.replicas += replicasOf(obj, len(pods))
 		add(pods...)
 	}
-	if len(t.workloads) == 0 {
-		t.replicas = len(t.pods)
+	groups, err := o.workloadsOf(ctx, direct, t.objects)
+	t.ownersUnread = err
+	for _, g := range groups {
+		if g.workload != nil {
+			_, err := t.count(ctx, client, o, g.workload)
+			if err == nil {
+				continue
+			}
+			if t.ownersUnread == nil {
+				t.ownersUnread = err
+			}
+		}
+		// Pods of no workload, or of one whose Pods cannot be read, count
+		// alone.
+		for _, pod := range g.pods {
+			if leaving(pod) == "" {
+				t.replicas++
+			}
+		}
 	}
-	limits, err := o.limitsOf(ctx, direct, t.objects)
-	t.limits, t.ownersUnread = append(t.limits, limits...), err
 	if len(t.pods)+len(t.skipped) == 0 {
 		return nil, fmt.Errorf("no Pods in namespace %q match -l %s", namespace, selector)
 	}
 	return t, nil
 }
 
+// count counts the workload in: its limit, its replicas, and its Pods,
+// which current reads again. It returns the Pods that it controls now.
+func (t *targets) count(ctx context.Context, client kubernetes.Interface, o *owners, workload *unstructured.Unstructured) ([]*v1.Pod, error) {
+	name := nameOf(workload)
+	pods, err := o.podsOf(ctx, client, workload)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	t.objects = append(t.objects, workload)
+	if l := workloadLimit(name, workload); l != nil {
+		t.limits = append(t.limits, *l)
+	}
+	t.replicas += replicasOf(workload, len(pods))
+	return pods, nil
+}
+
 // current reads the Pods of t again, as they are now: the Pods named that
-// are still there, the Pods that the workloads control now, the Pods that
-// the selector selects now; each once, but for those terminating or
-// finished.
+// are still there, the Pods that the workloads control now (those named,
+// and those that the Pods named or selected belong to), the Pods that the
+// selector selects now; each once, but for those terminating or finished.
 func (t *targets) current(ctx context.Context, client kubernetes.Interface, o *owners) ([]*v1.Pod, error) {
 	pods := client.CoreV1().Pods(t.namespace)
 	var all []*v1.Pod

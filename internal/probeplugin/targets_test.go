@@ -1,23 +1,35 @@
 package probeplugin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	fakediscovery "k8s.io/client-go/discovery/fake"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 )
 
@@ -186,12 +198,11 @@ func TestWorkloadPods(t *testing.T) {
 	}
 }
 
-// Pods named or selected keep to the rollout limits of the workloads they
-// belong to, each once, as those workloads named would: a Deployment's
-// through its ReplicaSet, a StatefulSet's; a Pod without a controller has
-// none, and a workload that the command line named is left out, its limit
-// taken already.
-func TestOwnerLimits(t *testing.T) {
+// Pods named or selected keep to the workloads they belong to, each once,
+// as those workloads named would: a Deployment's Pods through its
+// ReplicaSet, a StatefulSet's; a Pod without a controller belongs to none,
+// and a workload that the command line named is left out, counted already.
+func TestOwnerWorkloads(t *testing.T) {
 	app := map[string]string{"app": "web"}
 	deployment := &appsv1.Deployment{ObjectMeta: objectMeta("web", "d", app, nil, ""), Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](12)}}
 	rs := &appsv1.ReplicaSet{ObjectMeta: objectMeta("web-1", "rs-1", app, deployment, "Deployment")}
@@ -207,17 +218,28 @@ func TestOwnerLimits(t *testing.T) {
 	pods := []*v1.Pod{owned("web-1-a", rs, "ReplicaSet"), owned("web-1-b", rs, "ReplicaSet"), owned("db-0", statefulSet, "StatefulSet"), owned("orphan", nil, "")}
 	o, _ := newTestOwners(t, deployment, rs, statefulSet)
 
-	limits, err := o.limitsOf(context.Background(), pods, nil)
-	want := []limit{
-		{n: 3, why: "maxUnavailable 25% of deployment.apps/web's 12 replicas"},
-		{n: 1, why: "maxUnavailable 1 of statefulset.apps/db's 3 replicas"},
+	groups := func(known ...*unstructured.Unstructured) ([]string, error) {
+		belonging, err := o.workloadsOf(context.Background(), pods, known)
+		var names []string
+		for _, b := range belonging {
+			name := "none"
+			if b.workload != nil {
+				name = nameOf(b.workload)
+			}
+			for _, pod := range b.pods {
+				name += " pod/" + pod.Name
+			}
+			names = append(names, name)
+		}
+		return names, err
 	}
-	if err != nil || !cmp.Equal(limits, want, cmp.AllowUnexported(limit{})) {
-		t.Errorf("limits %v, %v; want %v", limits, err, want)
+	got, err := groups()
+	if want := []string{"deployment.apps/web pod/web-1-a pod/web-1-b", "statefulset.apps/db pod/db-0", "none pod/orphan"}; err != nil || !cmp.Equal(got, want) {
+		t.Errorf("workloads %v, %v; want %v", got, err, want)
 	}
-	limits, err = o.limitsOf(context.Background(), pods, []*unstructured.Unstructured{asUnstructured(t, deployment)})
-	if err != nil || !cmp.Equal(limits, want[1:], cmp.AllowUnexported(limit{})) {
-		t.Errorf("with the Deployment named: limits %v, %v; want %v", limits, err, want[1:])
+	got, err = groups(asUnstructured(t, deployment))
+	if want := []string{"statefulset.apps/db pod/db-0", "none pod/orphan"}; err != nil || !cmp.Equal(got, want) {
+		t.Errorf("with the Deployment named: workloads %v, %v; want %v", got, err, want)
 	}
 }
 
@@ -306,4 +328,54 @@ func TestLeaving(t *testing.T) {
 			t.Errorf("leaving = %q, want %q", got, want)
 		}
 	}
+}
+
+// apiOf is a RESTClientGetter for resolveTargets whose API server is the
+// fake client's Pods, served in the process: no network, so that it works in
+// a synctest bubble.
+type apiOf struct{ client kubernetes.Interface }
+
+func (a apiOf) ToRESTConfig() (*rest.Config, error) {
+	return &rest.Config{Host: "https://api.test", Transport: a}, nil
+}
+
+func (a apiOf) ToDiscoveryClient() (discovery.CachedDiscoveryInterface, error) {
+	return memory.NewMemCacheClient(&fakediscovery.FakeDiscovery{Fake: &k8stesting.Fake{}}), nil
+}
+
+func (a apiOf) ToRESTMapper() (meta.RESTMapper, error) {
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(v1.SchemeGroupVersion.WithKind("Pod"), meta.RESTScopeNamespace)
+	return mapper, nil
+}
+
+func (a apiOf) ToRawKubeConfigLoader() clientcmd.ClientConfig { return nil }
+
+// RoundTrip answers a read of a Pod, or a list of Pods, from the client.
+func (a apiOf) RoundTrip(req *http.Request) (*http.Response, error) {
+	var (
+		obj runtime.Object
+		err error
+	)
+	path := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	switch {
+	case len(path) == 5 && path[2] == "namespaces" && path[4] == "pods":
+		obj, err = a.client.CoreV1().Pods(path[3]).List(req.Context(), metav1.ListOptions{LabelSelector: req.URL.Query().Get("labelSelector")})
+	case len(path) == 6 && path[2] == "namespaces" && path[4] == "pods":
+		obj, err = a.client.CoreV1().Pods(path[3]).Get(req.Context(), path[5], metav1.GetOptions{})
+	default:
+		err = apierrors.NewNotFound(schema.GroupResource{}, req.URL.Path)
+	}
+	code := http.StatusOK
+	if status, ok := err.(apierrors.APIStatus); ok {
+		s := status.Status()
+		obj, code = &s, int(s.Code)
+	} else if err != nil {
+		return nil, err
+	}
+	body, err := runtime.Encode(scheme.Codecs.LegacyCodec(v1.SchemeGroupVersion, metav1.SchemeGroupVersion), obj)
+	if err != nil {
+		return nil, err
+	}
+	return &http.Response{StatusCode: code, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(bytes.NewReader(body)), Request: req}, nil
 }

@@ -808,7 +808,7 @@ func TestPluginSetStopsAtFailingReadinessProbe(t *testing.T) {
 	failProbe(t, c, kc, []string{
 		"error: pod/a: changed, but the new readiness probe failed: container \"app\" is not Ready any more; its last Unhealthy event, ",
 		"ago: Readiness probe failed: HTTP probe failed with statuscode: 404\n",
-		"to undo it: kubectl probe undo pod/a -n wait --kubeconfig " + kc + " --run ",
+		"to undo it: kubectl probe undo pod/a -n wait --context kep --kubeconfig " + kc + " --run ",
 		"done (0): none", "failed (1): pod/a", "not started, left as they are (2): pod/b pod/c",
 	}, "set", "-n", "wait", "-l", "app=wait", "--readiness", "--get-url=http://:8080/missing", "--skip-check")
 	if elapsed := time.Since(start); elapsed > 30*time.Second {
