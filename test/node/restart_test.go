@@ -110,15 +110,21 @@ func TestKubeletRestartGateFlip(t *testing.T) {
 	c.ReadinessProbe = httpProbe("/readyz?v=1", port)
 	c.LivenessProbe = httpProbe("/livez?v=1", port)
 	f.create(newPod("flip", c))
-	pod := f.waitFor("flip", "app Ready", func(p *v1.Pod) bool { return ready(p, app) })
-	// The container that the change finds (see TestKubeletRestartReadinessAdded).
-	id, n := containerID(pod, app), restarts(pod, app)
+	f.waitFor("flip", "app Ready", func(p *v1.Pod) bool { return ready(p, app) })
 
 	f.patch("flip", `{"spec":{"containers":[{"name":"app","readinessProbe":{"httpGet":{"path":"/readyz?v=2"}},"livenessProbe":{"httpGet":{"path":"/livez?v=2"}}}]}}`)
 	f.waitApplied("flip")
 
 	// The kubelet keeps the Ready state of containers older than itself.
 	f.startedBefore("flip", app, 15*time.Second)
+	// The container that the kubelet's restarts find: its strict liveness
+	// probe may have restarted it once at its start, before the app
+	// listened (see TestKubeletRestartReadinessAdded).
+	pod := f.get("flip")
+	if !ready(pod, app) {
+		t.Fatalf("the container is not Ready before the kubelet restarts: %s", describe(pod))
+	}
+	id, n := containerID(pod, app), restarts(pod, app)
 	for _, gate := range []string{"false", "true"} {
 		restarted := restartKubelet(t, gate)
 		for _, uri := range []string{"/readyz?v=2", "/livez?v=2"} {
