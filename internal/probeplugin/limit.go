@@ -163,8 +163,8 @@ func (f floor) String() string {
 // disruptionFloors returns the floors of the PodDisruptionBudgets of the
 // namespace that select any of the Pods, each counting, as the disruption
 // controller does, every Pod that it selects: Ready and not terminating,
-// of the Pods that its status expects, or, before its status says, of the
-// Pods it selects.
+// of the Pods that its status expects, or, when its status does not say,
+// of the Pods it selects that are not terminating or finished.
 func disruptionFloors(ctx context.Context, client kubernetes.Interface, namespace string, pods []*v1.Pod) ([]floor, error) {
 	list, err := client.PolicyV1().PodDisruptionBudgets(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -181,12 +181,19 @@ func disruptionFloors(ctx context.Context, client kubernetes.Interface, namespac
 		if err != nil {
 			return nil, err
 		}
-		f := floor{selector: selector, of: cmp.Or(int(pdb.Status.ExpectedPods), len(selected.Items))}
+		active := 0
+		f := floor{selector: selector}
 		for j := range selected.Items {
-			if pod := &selected.Items[j]; pod.DeletionTimestamp == nil && podutils.IsPodReady(pod) {
+			pod := &selected.Items[j]
+			if leaving(pod) != "" {
+				continue
+			}
+			active++
+			if podutils.IsPodReady(pod) {
 				f.ready++
 			}
 		}
+		f.of = cmp.Or(int(pdb.Status.ExpectedPods), active)
 		if f.limit = disruptionLimit(pdb, f.of); f.limit.n > 0 {
 			floors = append(floors, f)
 		}

@@ -207,7 +207,7 @@ func TestDisruptionFloors(t *testing.T) {
 		want     string
 	}{
 		{"expected Pods in its status", 12, "2 of 12 Pods Ready, and at least 10 must stay Ready (poddisruptionbudget.policy/web: maxUnavailable 2 of 12 Pods)"},
-		{"no expected Pods in its status yet: the Pods it selects", 0, "2 of 4 Pods Ready, and at least 2 must stay Ready (poddisruptionbudget.policy/web: maxUnavailable 2 of 4 Pods)"},
+		{"no expected Pods in its status yet: the Pods it selects but the terminating one", 0, "2 of 3 Pods Ready, and at least 1 must stay Ready (poddisruptionbudget.policy/web: maxUnavailable 2 of 3 Pods)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client := fake.NewClientset(budget("web", "web", 2, tc.expected), budget("db", "db", 1, 1), pods[0], pods[1], pods[2], pods[3], other)

@@ -136,7 +136,9 @@ func (o *owners) workloadsOf(ctx context.Context, pods []*v1.Pod, known []*unstr
 		}
 		top := chain[len(chain)-1]
 		switch i, ok := of[top.GetUID()]; {
-		case seen[top.GetUID()]:
+		case slices.ContainsFunc(chain, func(c *unstructured.Unstructured) bool { return seen[c.GetUID()] }):
+			// A workload named counts the Pod already: the Pod's, or one
+			// between it and its top controller.
 		case ok:
 			groups[i].pods = append(groups[i].pods, pod)
 		default:

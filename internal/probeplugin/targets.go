@@ -346,11 +346,17 @@ func (t *targets) count(ctx context.Context, client kubernetes.Interface, o *own
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if slices.ContainsFunc(t.objects, func(o *unstructured.Unstructured) bool { return o.GetUID() == workload.GetUID() }) {
+		// Named twice: counted once.
+		return pods, nil
+	}
 	t.objects = append(t.objects, workload)
 	if l := workloadLimit(name, workload); l != nil {
 		t.limits = append(t.limits, *l)
 	}
-	t.replicas += replicasOf(workload, len(pods))
+	// A kind that does not say how many Pods it asks for asks for those
+	// it has that are not terminating or finished (a Job's done Pods).
+	t.replicas += replicasOf(workload, len(slices.DeleteFunc(slices.Clone(pods), func(pod *v1.Pod) bool { return leaving(pod) != "" })))
 	return pods, nil
 }
 

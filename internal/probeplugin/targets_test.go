@@ -241,6 +241,11 @@ func TestOwnerWorkloads(t *testing.T) {
 	if want := []string{"statefulset.apps/db pod/db-0", "none pod/orphan"}; err != nil || !cmp.Equal(got, want) {
 		t.Errorf("with the Deployment named: workloads %v, %v; want %v", got, err, want)
 	}
+	// The ReplicaSet named counts its Pods: its Deployment does not again.
+	got, err = groups(asUnstructured(t, rs))
+	if want := []string{"statefulset.apps/db pod/db-0", "none pod/orphan"}; err != nil || !cmp.Equal(got, want) {
+		t.Errorf("with the ReplicaSet named: workloads %v, %v; want %v", got, err, want)
+	}
 }
 
 // Each kind of controller's Pod template is the one of the Pod's own
@@ -378,4 +383,34 @@ func (a apiOf) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	return &http.Response{StatusCode: code, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(bytes.NewReader(body)), Request: req}, nil
+}
+
+// A workload that does not say how many Pods it asks for, such as a Job,
+// asks for those it has that are not terminating or finished: its done
+// Pods would hold the run's floor out of reach. A workload named twice
+// counts once.
+func TestCountWorkloadWithoutReplicas(t *testing.T) {
+	app := map[string]string{"app": "batch"}
+	job := &batchv1.Job{ObjectMeta: objectMeta("batch", "job", nil, nil, ""), Spec: batchv1.JobSpec{Selector: &metav1.LabelSelector{MatchLabels: app}}}
+	pod := func(name string, phase v1.PodPhase) *v1.Pod {
+		p := ownedPod(name, app, job, "Job")
+		p.OwnerReferences[0].APIVersion = "batch/v1"
+		p.Status.Phase = phase
+		return p
+	}
+	done := pod("batch-done", v1.PodSucceeded)
+	failed := pod("batch-failed", v1.PodFailed)
+	terminating := pod("batch-terminating", v1.PodRunning)
+	terminating.DeletionTimestamp = ptr.To(metav1.Now())
+	o, client := newTestOwners(t, job, pod("batch-a", v1.PodRunning), pod("batch-b", v1.PodRunning), done, failed, terminating)
+	var tg targets
+	// Named twice, it counts once.
+	for range 2 {
+		if _, err := tg.count(context.Background(), client, o, asUnstructured(t, job)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tg.replicas != 2 || len(tg.objects) != 1 {
+		t.Errorf("replicas %d of %d workloads, want 2 of 1: the Job's Pods that are neither terminating nor finished", tg.replicas, len(tg.objects))
+	}
 }
