@@ -3,7 +3,7 @@
 # series: uncommitted changes, commits that 'make patches' has not exported,
 # stashes, branches other than the one the series is exported from, or a git
 # am session. It names what it found and how to keep it. KEP_FORCE=1 removes
-# _output/ all the same.
+# _output/ all the same. What you wrote for make pr stays.
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
@@ -32,5 +32,12 @@ fi
 if [[ -d "${OUTPUT}/node-guest" ]]; then
   "${ROOT}/hack/internal/node-guest.sh" remove
 fi
-rm -rf "${OUTPUT}"
-kep::log::status "removed _output/"
+# What you wrote for make pr stays: your identity, your AI usage disclosure
+# and whose the feature gate's owner line is.
+[[ -d "${OUTPUT}" ]] || exit 0
+find "${OUTPUT}" -mindepth 1 -maxdepth 1 ! -name pr-identity ! -name pr-ai-disclosure ! -name pr-owner -exec rm -rf {} +
+if rmdir "${OUTPUT}" 2>/dev/null; then
+  kep::log::status "removed _output/"
+else
+  kep::log::status "removed _output/ but for what you wrote for make pr: $(cd "${OUTPUT}" && echo *)"
+fi

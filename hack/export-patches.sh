@@ -59,11 +59,16 @@ if ((${#current[@]})) && [[ "${KEP_FORCE:-0}" != 1 ]]; then
   fi
 fi
 
-mkdir -p "${PATCHES}"
-find "${PATCHES}" -maxdepth 1 -name '*.patch' -delete
-if compgen -G "${tmp}/*.patch" >/dev/null; then
-  cp "${tmp}"/*.patch "${PATCHES}/"
-fi
+# The series is replaced with Ctrl-C and TERM ignored: interrupted between
+# the removal and the copy, it would be empty or partial.
+(
+  trap '' INT TERM
+  mkdir -p "${PATCHES}"
+  find "${PATCHES}" -maxdepth 1 -name '*.patch' -delete
+  if compgen -G "${tmp}/*.patch" >/dev/null; then
+    cp "${tmp}"/*.patch "${PATCHES}/"
+  fi
+)
 # The tree's commits become what the series makes of them, as 'make checkout'
 # would: the same changes and messages, by the maintainers. Commits by
 # anyone else are applied again from the series (the port's range-diff and

@@ -83,16 +83,26 @@ main() {
   }
 
   if [[ -f "${NODE_DIR}/host.before" ]]; then
-    # The kubelet sets these host-wide; put back what they were.
-    # A sysctl that cannot be restored is reported, and the check still runs.
-    local line
-    while read -r line; do
-      sysctl -q -w "${line}" >/dev/null || {
-        echo "could not restore ${line}"
-        failed=1
-      }
+    # The kubelet sets these host-wide; put back what they were, where they
+    # have its value. One that another process changed meanwhile is left as
+    # it is, and said. A sysctl that cannot be restored is reported, and the
+    # check still runs.
+    local name before now
+    while IFS='=' read -r name before; do
+      now=$(sysctl -n "${name}")
+      if [[ "${now}" == "${before}" ]]; then
+        continue
+      elif [[ "${now}" == "${NODE_SYSCTLS[${name}]}" ]]; then
+        sysctl -q -w "${name}=${before}" >/dev/null || {
+          echo "could not restore ${name}=${before}"
+          failed=1
+        }
+      else
+        kep::log::status "${name} is ${now}, neither what it was before the node (${before}) nor what its kubelet sets: another process changed it; left as it is"
+      fi
     done < <(sed -n '/^# sysctls$/,$p' "${NODE_DIR}/host.before" | sed 1d)
-    if ! diff -u "${NODE_DIR}/host.before" <(kep::node::host_snapshot) >"${NODE_DIR}/host.diff"; then
+    # The sysctls are checked above.
+    if ! diff -u <(sed '/^# sysctls$/,$d' "${NODE_DIR}/host.before") <(kep::node::host_snapshot | sed '/^# sysctls$/,$d') >"${NODE_DIR}/host.diff"; then
       echo "the host differs from before the node started:"
       cat "${NODE_DIR}/host.diff"
       failed=1

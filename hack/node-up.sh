@@ -48,6 +48,10 @@ fi
 if [[ -f "${NODE_DIR}/host.before" ]]; then
   "${ROOT}/hack/node-down.sh"
 fi
+# Another API server on the port would answer in the node's place.
+if [[ -n "$(ss -Hltn "sport = :${NODE_API_PORT}")" ]]; then
+  kep::log::error_exit "port ${NODE_API_PORT}, where the node's API server is to be forwarded, is in use on this host: set API_PORT to a free port"
+fi
 
 if ((build)); then
   kep::tree::ensure_checkout

@@ -115,6 +115,18 @@ done
 ((expected == ${#commits[@]} + 1)) ||
   kep::log::error_exit "releases/${BASE}/prs.md leaves commits ${expected}-${#commits[@]} of ${SERIES}/ in no pull request."
 
+# A branch that holds commits make pr did not write (a review fix, a rebase
+# onto upstream master) is not written again: that would lose them.
+for line in "${prlines[@]}"; do
+  read -r n name _ <<<"${line}"
+  branch="kep-6318/$(printf '%02d' "${n}")-${name}"
+  work=$(kep::tree::pr_branch_work "${branch}")
+  [[ -z "${work}" ]] ||
+    kep::log::error_exit "the branch ${branch} in ${TREE} has commits that make pr did not write:
+${work}
+Fold them into the series' commits in ${TREE} and 'make patches${MAKE_BASE}', or push the branch; then delete it ('git -C ${TREE} branch -D ${branch}') and run 'make pr${MAKE_BASE}' again."
+done
+
 out="${OUTPUT}/pr/${BASE}"
 rm -rf "${out}"
 mkdir -p "${out}"
@@ -140,6 +152,7 @@ for line in "${prlines[@]}"; do
     fi
     kep::tree::git commit -q --amend --no-edit --reset-author --allow-empty
   done
+  kep::tree::git update-ref "${PR_REFS}/${branch}" HEAD
   {
     printf '# %s\n\n' "$(pr_field "${n}" title)"
     printf 'Branch: %s, on %s\n\n' "${branch}" "$( ((n == 1)) && echo "${BASE_TAG}" || echo "${branches[-1]}")"

@@ -122,6 +122,15 @@ check "and removes its patch file" test "$(count_patches)" -eq "$(($(find "${wor
 
 rm -rf "${series}"
 cp -R "${work}/before" "${series}"
+git -C "${s}" checkout -q -b other
+git -C "${s}" checkout -q master
+git -C "${s}" commit -q --allow-empty -m "work left on master"
+git -C "${s}" checkout -q other
+check "checkout refuses while the branch master, not checked out, holds work" eval 'refuses && said "work left on master"'
+check "and keeps the commit" eval '[[ "$(git -C "${s}" log -1 --format=%s master)" == "work left on master" ]]'
+git -C "${s}" checkout -q master
+git -C "${s}" reset -q --hard other
+git -C "${s}" branch -q -D other
 check "checkout after the series gained a patch (git pull) succeeds" checkout
 check "and applies it" head_is "${series_head}"
 
@@ -284,6 +293,24 @@ check "clean refuses while a tree has a side branch with work" \
   eval '! clean && said "the branch side" && said "work on a side branch" && said "rebase HEAD side"'
 check "and removes nothing" kept
 git -C "${t138}" branch -q -f side master
+# A pull request's branch (make pr) holds work only beyond what make pr wrote.
+git -C "${t138}" branch -q kep-6318/01-fix master
+git -C "${t138}" commit -q --allow-empty -m "what make pr wrote"
+git -C "${t138}" branch -q -f kep-6318/01-fix HEAD
+git -C "${t138}" reset -q --hard HEAD~1
+check "clean refuses while a pull request's branch is not one make pr wrote" \
+  eval '! clean && said "branch kep-6318/01-fix, with commits that make pr did not write" && said "what make pr wrote"'
+git -C "${t138}" update-ref refs/kep/pr/kep-6318/01-fix kep-6318/01-fix
+new_output
+check "clean leaves alone a pull request's branch as make pr wrote it" clean
+new_output
+git -C "${t138}" checkout -q kep-6318/01-fix
+git -C "${t138}" commit -q --allow-empty -m "a review fix on the branch"
+git -C "${t138}" checkout -q master
+check "clean refuses while a pull request's branch has a commit beyond what make pr wrote" \
+  eval '! clean && said "a review fix on the branch" && ! said "what make pr wrote" && said "branch -D kep-6318/01-fix"'
+check "and removes nothing" kept
+git -C "${t138}" branch -q -D kep-6318/01-fix
 mkdir -p "${t138}/.git/rebase-apply"
 check "clean refuses during a git am session" eval '! clean && said "a git am session" && ! said "the branch side"'
 check "and removes nothing" kept
@@ -291,8 +318,11 @@ check "clean removes it all the same with KEP_FORCE=1" eval 'KEP_FORCE=1 clean &
 check "and removes _output/" test ! -e "${work}/output"
 rmdir "${t138}/.git/rebase-apply"
 new_output
+echo "A. Name" >"${work}/output/pr-identity"
 check "clean succeeds when no tree holds work (a branch with nothing new is none)" clean
-check "and removes _output/" test ! -e "${work}/output"
+check "and removes _output/ but for what was written for make pr" \
+  eval '[[ "$(ls -A "${work}/output")" == pr-identity ]] && said "but for what you wrote for make pr: pr-identity"'
+rm -rf "${work}/output"
 
 # A host with only cgroup v2: the node check and make run refuse at once.
 printf 'cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,nodev,noexec,relatime 0 0\n' >"${work}/mounts-v2"

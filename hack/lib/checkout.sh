@@ -191,6 +191,11 @@ kep::checkout::tree() {
     printf '%s\n' "${work}" >&2
     kep::log::error_exit "refusing to overwrite ${TREE}: it holds work that is not in ${SERIES}/. Run 'make patches${MAKE_BASE}' to export it (or discard it with 'git -C ${TREE} reset --hard ${SYNCED_REF}'), then run 'make checkout${MAKE_BASE}' again."
   fi
+  # The series is applied on the branch master, checked out or not.
+  if kep::tree::side_branches | grep -qx master; then
+    kep::tree::git log --oneline -n 5 refs/heads/master ^HEAD >&2
+    kep::log::error_exit "refusing to overwrite ${TREE}: its branch master, which the series is applied on, holds commits that are in no series (above). Check it out and run 'make patches${MAKE_BASE}' to export them, or rename it ('git -C ${TREE} branch -m master NAME'), then run 'make checkout${MAKE_BASE}' again."
+  fi
   kep::checkout::apply_series
   kep::log::status "${TREE} now matches ${SERIES}/"
 }

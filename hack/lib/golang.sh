@@ -103,19 +103,21 @@ kep::golang::packages() {
   done
 }
 
-# The packages that the tests of kep::golang::test_units run again with the
-# race detector when the tree changes them: the prober's and the probes'
-# concurrency, which the series rewrites (upstream's unit job runs every
-# package with KUBE_RACE=-race).
-RACE_PACKAGES='^\./pkg/(kubelet/prober|probe)(/|$)'
+# The packages whose tests kep::golang::test_units runs again with the race
+# detector when the tree changes one of them (RACE_CHANGED): the prober's and
+# the probes' concurrency, which the series rewrites, all of it, also what
+# the series does not touch (upstream's unit job runs every package with
+# KUBE_RACE=-race).
+RACE_PACKAGES=(./pkg/kubelet/prober/... ./pkg/probe/...)
+RACE_CHANGED='^\./pkg/(kubelet/prober|probe)(/|$)'
 
 # kep::golang::test_units FLAG... runs, in the tree, go test FLAG... of every
-# unit package that it changes on its base, then again with -race those of
-# them that RACE_PACKAGES matches, and go vet of the node e2e suite if it
-# changes that. It fails when the tree changes no Go package
+# unit package that it changes on its base, then again with -race
+# RACE_PACKAGES if it changes one of them, and go vet of the node e2e suite
+# if it changes that. It fails when the tree changes no Go package
 # (kep::tree::touched_packages).
 kep::golang::test_units() {
-  local touched units=() node_e2e=() race=() pkg
+  local touched units=() node_e2e=() pkg
   touched=$(kep::tree::touched_packages) || return
   # shellcheck disable=SC2086 # one package a line, no spaces
   kep::util::lines units kep::golang::packages unit ${touched} || return
@@ -125,12 +127,13 @@ kep::golang::test_units() {
     kep::log::status "upstream tests of what ${TREE} changes: ${units[*]}"
     (cd "${KUBE_ROOT}" && kep::golang::gotest "unit-${BASE}" "${TRIMPATH}" "$@" "${units[@]}") || return
     for pkg in "${units[@]}"; do
-      [[ ! "${pkg}" =~ ${RACE_PACKAGES} ]] || race+=("${pkg}")
+      [[ "${pkg}" =~ ${RACE_CHANGED} ]] || continue
+      # The race detector needs cgo.
+      kep::deps::ensure gcc libc6-dev || return
+      kep::log::status "the tests of ${RACE_PACKAGES[*]} with the race detector"
+      (cd "${KUBE_ROOT}" && kep::golang::gotest "race-${BASE}" "${TRIMPATH}" -race "$@" "${RACE_PACKAGES[@]}") || return
+      break
     done
-    if ((${#race[@]})); then
-      kep::log::status "the same tests with the race detector: ${race[*]}"
-      (cd "${KUBE_ROOT}" && kep::golang::gotest "race-${BASE}" "${TRIMPATH}" -race "$@" "${race[@]}") || return
-    fi
   else
     kep::log::status "${TREE} changes no unit package, only: ${touched//$'\n'/ }"
   fi

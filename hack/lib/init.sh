@@ -49,6 +49,10 @@ ETCD="${OUTPUT}/etcd/${BASE}/etcd"
 # The ref that records the last commit of _output/kubernetes that the series was
 # applied from or exported to. HEAD beyond it is work that is not exported.
 SYNCED_REF=refs/kep/synced
+# Under it, the commit that make pr last wrote to each pull request's branch
+# (refs/kep/pr/kep-6318/NN-NAME): a branch with commits beyond it holds work
+# of its own, which make pr and make clean keep.
+PR_REFS=refs/kep/pr
 
 # Fixed identity and dates make the base commit, and every commit that git am
 # creates, the same on every machine. Every patch of every series has one

@@ -36,9 +36,13 @@ NODE_STATIC_PODS="${NODE_STATE}/manifests"
 # The PID, in the host's PID namespace, of the cluster namespaces' init.
 NODE_INIT_PIDFILE="${NODE_DIR}/init.pid"
 # The host-wide sysctls that the kubelet sets (setupKernelTunables, without
-# protectKernelDefaults); recorded before it starts
-# (kep::node::host_snapshot) and restored on teardown.
-NODE_SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
+# protectKernelDefaults), and the values it sets; recorded before it starts
+# (kep::node::host_snapshot), and restored on teardown where they have the
+# kubelet's value.
+declare -gA NODE_SYSCTLS=(
+  [vm.overcommit_memory]=1 [vm.panic_on_oom]=0 [kernel.panic]=10 [kernel.panic_on_oops]=1
+  [kernel.keys.root_maxkeys]=1000000 [kernel.keys.root_maxbytes]=25000000
+)
 # The kubelet's cgroupRoot: the node's Pods live under it, in each cgroup
 # hierarchy, apart from those of any other kubelet on the host (kubepods),
 # and of the node of another clone of the project (a root for each NODE_DIR,
@@ -201,11 +205,14 @@ kep::node::build_base_binaries() {
 # kep::node::pid_record PID prints what the node's PID files hold: the PID
 # and the process's start time (clock ticks after boot, the 22nd field of
 # /proc/PID/stat), which tells it from a later process that reuses the PID.
+# It fails when the process is gone, or has ended and waits to be reaped (a
+# zombie: its parent may be an init that does not reap).
 kep::node::pid_record() {
   local stat fields=()
   stat=$(cat "/proc/$1/stat" 2>/dev/null) || return
   # The fields after the command name, which may hold spaces: the 3rd on.
   read -ra fields <<<"${stat##*) }"
+  [[ "${fields[0]}" != [ZX] ]] || return 1
   echo "$1 ${fields[19]}"
 }
 
@@ -280,7 +287,7 @@ kep::node::host_snapshot() {
   kep::node::cgroups | LC_ALL=C sort
   echo "# sysctls"
   local s
-  for s in "${NODE_SYSCTLS[@]}"; do
+  for s in $(printf '%s\n' "${!NODE_SYSCTLS[@]}" | LC_ALL=C sort); do
     echo "${s}=$(sysctl -n "${s}")"
   done
 }

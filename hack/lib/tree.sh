@@ -182,18 +182,32 @@ kep::tree::am_in_progress_error() {
 }
 
 # kep::tree::side_branches prints the branches of _output/kubernetes with
-# commits that neither HEAD nor the last apply or export (SYNCED_REF) has,
-# but for the pull requests' branches (kep-6318/*), which make pr writes
-# again from the series.
+# commits that neither HEAD nor the last apply or export (SYNCED_REF) has;
+# for a pull request's branch (kep-6318/*), commits that make pr did not
+# write there (kep::tree::pr_branch_work).
 kep::tree::side_branches() {
   local branch synced branches=() commit
   synced=$(kep::tree::git rev-parse --verify -q "${SYNCED_REF}" || kep::tree::base_commit) || return
   kep::util::lines branches kep::tree::git for-each-ref --format='%(refname:short)' refs/heads/ || return
   for branch in "${branches[@]}"; do
-    [[ "${branch}" != kep-6318/* ]] || continue
-    commit=$(kep::tree::git rev-list -n 1 "refs/heads/${branch}" ^HEAD "^${synced}") || return
+    if [[ "${branch}" == kep-6318/* ]]; then
+      commit=$(kep::tree::pr_branch_work "${branch}") || return
+    else
+      commit=$(kep::tree::git rev-list -n 1 "refs/heads/${branch}" ^HEAD "^${synced}") || return
+    fi
     [[ -z "${commit}" ]] || echo "${branch}"
   done
+}
+
+# kep::tree::pr_branch_work BRANCH prints the commits of the pull request's
+# branch BRANCH that make pr did not write there (PR_REFS): a review fix or a
+# rebase onto upstream master made on the branch; all its commits when make
+# pr has no record of it. Nothing when the branch does not exist.
+kep::tree::pr_branch_work() {
+  local branch=$1 written
+  kep::tree::git rev-parse --verify -q "refs/heads/${branch}" >/dev/null || return 0
+  written=$(kep::tree::git rev-parse --verify -q "${PR_REFS}/${branch}") || written=HEAD
+  kep::tree::git rev-list --oneline "refs/heads/${branch}" "^${written}" ^HEAD
 }
 
 # kep::tree::lost_work prints what removing _output/kubernetes would lose, and
@@ -217,8 +231,13 @@ kep::tree::lost_work() {
   fi
   kep::util::lines branches kep::tree::side_branches || return
   for branch in "${branches[@]}"; do
-    items+=("- the branch ${branch}, with commits in no series; keep them by rebasing them onto HEAD ('git -C ${TREE} rebase HEAD ${branch}') and 'make patches${MAKE_BASE}', or delete it ('git -C ${TREE} branch -D ${branch}'):")
-    work=$(kep::tree::git log --oneline -n 5 "refs/heads/${branch}" ^HEAD) || return
+    if [[ "${branch}" == kep-6318/* ]]; then
+      items+=("- the pull request's branch ${branch}, with commits that make pr did not write; keep them by folding them into the series' commits in ${TREE} and 'make patches${MAKE_BASE}', or by pushing the branch, or delete it ('git -C ${TREE} branch -D ${branch}'):")
+      work=$(kep::tree::pr_branch_work "${branch}" | head -n 5) || return
+    else
+      items+=("- the branch ${branch}, with commits in no series; keep them by rebasing them onto HEAD ('git -C ${TREE} rebase HEAD ${branch}') and 'make patches${MAKE_BASE}', or delete it ('git -C ${TREE} branch -D ${branch}'):")
+      work=$(kep::tree::git log --oneline -n 5 "refs/heads/${branch}" ^HEAD) || return
+    fi
     items+=("    ${work//$'\n'/$'\n'    }")
   done
   ((${#items[@]} == 0)) || printf '%s holds work that removing _output/ would lose:\n%s\n' "${TREE}" "$(printf '%s\n' "${items[@]}")"
