@@ -10,7 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -49,9 +50,10 @@ var errReported = errors.New("reported")
 // The exit statuses of kubectl probe, as its help says: 0 when it did what
 // was asked, 1 when it changed no Pod, and:
 const (
-	// exitStopped is a run that stopped, after it changed Pods, at a Pod
-	// that failed (that one included, when its change was stored), or
-	// before a batch that the floor of Ready Pods held back.
+	// exitStopped is a run that stopped, after it changed Pods, or may have
+	// (outcomeUnknownError), at a Pod that failed (that one included, when
+	// its change was stored), or before a batch that the floor of Ready
+	// Pods held back.
 	exitStopped = 2
 	// exitInterrupted is a command that an interrupt ended.
 	exitInterrupted = 3
@@ -114,9 +116,10 @@ template that gives the Pods that replace these the new probes too.
 Exit status: 0 when every Pod is as asked (some perhaps skipped, as said); 1
 when the command changed no Pod: it failed before it changed one (such as a
 pre-check that refused Pods), or skipped every one; 2 when a run stopped,
-after it changed Pods, at a Pod that failed or before a batch that would
-have taken too many Pods out of readiness; 3 when an interrupt (SIGINT,
-SIGTERM) ended the command.`,
+after it changed Pods, or may have (a patch whose answer was lost, of a Pod
+that could not be read again), at a Pod that failed or before a batch that
+would have taken too many Pods out of readiness; 3 when an interrupt
+(SIGINT, SIGTERM) ended the command.`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl probe",
 		},
@@ -341,7 +344,7 @@ func (o *changeOptions) addFlags(cmd *cobra.Command) {
 func (o *changeOptions) addRunFlags(cmd *cobra.Command) {
 	cmdutil.AddDryRunFlag(cmd)
 	o.PrintFlags.AddFlags(cmd)
-	cmd.Flags().StringVar(&o.maxInFlight, "max-in-flight", "", "The most Pods that change at a time, a number or a percentage of the workload's replicas (25%): the first Pod changes alone, then batches that double up to this many, each once every change of the batch before it is proven; and never more than this many Pods out of readiness at once, counting those that are not Ready already, of the workloads that the Pods belong to, named or not. It can lower, not raise, the workload's own limit (a Deployment's, StatefulSet's or DaemonSet's maxUnavailable) and that of a PodDisruptionBudget that selects the Pods, which counts every Pod it selects: the smallest holds, where a maxUnavailable of 0, or a PodDisruptionBudget that allows no disruption, counts as 1 (a probe change neither adds a Pod nor evicts one: one Pod changes at a time); 10 when none says.")
+	cmd.Flags().StringVar(&o.maxInFlight, "max-in-flight", "", "The most Pods that change at a time, a number or a percentage of the workload's replicas (25%): the first Pod changes alone, then batches that double up to this many, each once every change of the batch before it is proven; and never more than this many Pods of a workload out of readiness at once, counting those of its Pods that are not Ready already, for each workload that the Pods belong to, named or not. It can lower, not raise, the workload's own limit (a Deployment's, StatefulSet's or DaemonSet's maxUnavailable) and that of a PodDisruptionBudget that selects the Pods, which counts every Pod it selects: the smallest holds, where a maxUnavailable of 0, or a PodDisruptionBudget that allows no disruption, counts as 1 (a probe change neither adds a Pod nor evicts one: one Pod changes at a time); 10 when none says.")
 	cmd.Flags().StringVar(&o.wait, "wait", o.wait, "After each change, what to wait for before the next batch: proven, the Pod's kubelet reports that it applied the change, and each new probe passed (a readiness probe keeps or makes the container Ready, a liveness probe does not restart it, nor fail failureThreshold times in a row, a startup probe starts it, and a container that has not started, whose startup probe the change removed, has its liveness probe, which then runs at once, proven as a new one; a crash-looping container is proven from its next start, the kubelet's back-off added to --wait-timeout); applied, Pods proven until one is (a Pod deleted meanwhile, or on no node yet, proves nothing), and each Pod after it only until its kubelet applied the change, the fast path of an incident (a new readiness probe that fails on a Pod may not have made it not Ready yet when the next batch counts the Ready ones); or none, not waiting on the changes, nor proving any (each batch keeps the floor against the Pods not Ready when it starts, and waits for it, but not against what the changes do after it).")
 	cmd.Flags().Lookup("wait").NoOptDefVal = waitProven
 	cmd.Flags().DurationVar(&o.waitTimeout, "wait-timeout", o.waitTimeout, "How long to wait for each Pod (its kubelet to apply the change, its container to run the new probes; a new probe's failure window that began is waited out), and for Pods to turn Ready when no Pod may change without taking too many out of readiness; 0 waits as long as it takes.")
@@ -379,8 +382,26 @@ func (o *changeOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []s
 		return err
 	}
 	o.context = contextName(f, cmd)
-	o.cmdline = newCommandLine(cmd.InheritedFlags(), args, o.selector, o.namespace, o.context)
+	o.cmdline = newCommandLine(cmd.InheritedFlags(), cmd.LocalFlags(), args, o.selector, o.namespace, o.context, kubeconfigFiles(f.ToRawKubeConfigLoader()), runtime.GOOS)
 	return nil
+}
+
+// kubeconfigFiles returns the kubeconfig files that the loader reads, as
+// absolute paths: the one that --kubeconfig gives, or those of $KUBECONFIG
+// that are there, or ~/.kube/config when it is there; none for a command
+// that reads none, such as one in a Pod, with its service account.
+func kubeconfigFiles(loader clientcmd.ClientConfig) []string {
+	var files []string
+	for _, file := range loader.ConfigAccess().GetLoadingPrecedence() {
+		if _, err := os.Stat(file); err != nil {
+			continue
+		}
+		if abs, err := filepath.Abs(file); err == nil {
+			file = abs
+		}
+		files = append(files, file)
+	}
+	return files
 }
 
 // Validate checks the options of a run.
@@ -437,11 +458,13 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 		r.change = recorded{change: ch, run: o.cmdline.run, time: began}
 	}
 	r.report.target(o.context, o.namespace, t)
-	if r.limit, r.floors, err = o.limit(ctx, t); err != nil {
+	largest, budgets, err := o.limit(ctx, t)
+	if err != nil {
 		return err
 	}
+	r.largest, r.floors = largest, append(t.workloadFloors(), budgets...)
 	if r.dryRun == "" && len(t.pods) > 1 {
-		r.report.batches(r.limit, t.pods)
+		r.report.batches(r.largest, t.workloadFloors())
 	}
 	if _, ok := ch.(restoreChange); ok {
 		r.templates = newTemplates(o.client)
@@ -449,8 +472,8 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 	if !o.skipCheck {
 		r.prober = &clientProber{client: o.client, config: o.config, access: newAccess(o.client)}
 	}
-	r.census = func(ctx context.Context) ([]*v1.Pod, error) { return t.current(ctx, o.client, o.owners) }
-	if len(r.floors) > 0 {
+	r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) { return t.current(ctx, o.client, o.owners) }
+	if len(budgets) > 0 {
 		r.budgets = func(ctx context.Context) ([]floor, error) {
 			return disruptionFloors(ctx, o.client, o.namespace, t.pods)
 		}
@@ -472,37 +495,37 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 	return err
 }
 
-// limit returns the run's largest batch: the smallest limit of the
-// workloads, of the PodDisruptionBudgets that select the Pods and of
-// --max-in-flight; and the budgets' floors. Budgets that cannot be read are
-// warned of, and left out.
-func (o *changeOptions) limit(ctx context.Context, t *targets) (limit, []floor, error) {
-	limits := slices.Clone(t.limits)
+// limit chooses the limit of each workload of t (targets.chooseLimits),
+// and returns the run's largest batch, and the floors of the
+// PodDisruptionBudgets that select the Pods. Budgets that cannot be read
+// are warned of, and left out.
+func (o *changeOptions) limit(ctx context.Context, t *targets) (int, []floor, error) {
 	if t.ownersUnread != nil {
 		o.report.warnf("warning: cannot read the workloads of the Pods, or their Pods, so the run does not keep to their limits: %v\n", t.ownersUnread)
 	}
-	floors, err := disruptionFloors(ctx, o.client, o.namespace, t.pods)
+	budgets, err := disruptionFloors(ctx, o.client, o.namespace, t.pods)
 	if err != nil {
 		o.report.warnf("warning: cannot read the PodDisruptionBudgets of namespace %q, so the run does not keep to theirs: %v\n", o.namespace, err)
 	}
-	for _, f := range floors {
-		limits = append(limits, f.limit)
-	}
-	l, err := chooseMaxInFlight(o.maxInFlight, t.replicas, limits)
-	return l, floors, err
+	largest, err := t.chooseLimits(o.maxInFlight, budgets)
+	return largest, budgets, err
 }
 
 // newCommandLine returns what the commands that a run prints carry over
 // from its command line: the TARGETs (args) or -l selector, the namespace,
 // and the connection and identity flags of flags that the user set (--as,
-// --cluster, --kubeconfig, --server, ...), so that they go to the same
-// cluster as the same user. They name the kubeconfig context that the run
-// used, given or not, and the kubeconfig files that $KUBECONFIG names when
-// --kubeconfig was not given: a command pasted after either changed must
-// not go to another cluster. It never carries a secret: a --token or
-// --password given is named, to give again.
-func newCommandLine(flags *pflag.FlagSet, args []string, selector, namespace, context string) *commandLine {
-	c := &commandLine{targets: args, connection: []string{"-n", namespace}}
+// --cluster, --server, ...), so that they go to the same cluster as the
+// same user; and, for the command that finishes a run of undo, the flags of
+// its own command (local) that the user set (--force, ...). They name the
+// kubeconfig context that the run used, given or not, and the kubeconfig
+// file that it read (kubeconfigs), given or not, with --kubeconfig: a
+// command pasted after either changed must not go to another cluster. When
+// it read several, as $KUBECONFIG can name, which --kubeconfig cannot, the
+// commands say so as the shells of goos read it (see
+// commandLine.command). They never carry a secret: a --token or --password
+// given is named, to give again.
+func newCommandLine(flags, local *pflag.FlagSet, args []string, selector, namespace, context string, kubeconfigs []string, goos string) *commandLine {
+	c := &commandLine{targets: args, connection: []string{"-n", namespace}, windows: goos == "windows"}
 	if selector != "" {
 		c.targets = []string{"-l", selector}
 	}
@@ -512,24 +535,42 @@ func newCommandLine(flags *pflag.FlagSet, args []string, selector, namespace, co
 			if context != "" {
 				c.connection = append(c.connection, "--context", context)
 			}
-		case f.Name == "kubeconfig" && !f.Changed:
-			c.kubeconfig = os.Getenv(clientcmd.RecommendedConfigPathEnvVar)
+		case f.Name == "kubeconfig":
+			switch {
+			case len(kubeconfigs) == 1:
+				c.connection = append(c.connection, "--kubeconfig", kubeconfigs[0])
+			case len(kubeconfigs) > 1:
+				c.kubeconfig = strings.Join(kubeconfigs, string(filepath.ListSeparator))
+			}
 		case !f.Changed || f.Name == "namespace":
 		case secretFlags[f.Name]:
 			c.omitted = append(c.omitted, "--"+f.Name)
-		case f.Value.Type() == "bool":
-			c.connection = append(c.connection, "--"+f.Name+"="+f.Value.String())
 		default:
-			values := []string{f.Value.String()}
-			if s, ok := f.Value.(pflag.SliceValue); ok {
-				values = s.GetSlice()
-			}
-			for _, v := range values {
-				c.connection = append(c.connection, "--"+f.Name, v)
-			}
+			c.connection = append(c.connection, flagWords(f)...)
+		}
+	})
+	local.VisitAll(func(f *pflag.Flag) {
+		if f.Changed && f.Name != "selector" && f.Name != "run" {
+			c.flags = append(c.flags, flagWords(f)...)
 		}
 	})
 	return c
+}
+
+// flagWords returns the words that give the flag its value again.
+func flagWords(f *pflag.Flag) []string {
+	if f.Value.Type() == "bool" {
+		return []string{"--" + f.Name + "=" + f.Value.String()}
+	}
+	values := []string{f.Value.String()}
+	if s, ok := f.Value.(pflag.SliceValue); ok {
+		values = s.GetSlice()
+	}
+	var words []string
+	for _, v := range values {
+		words = append(words, "--"+f.Name, v)
+	}
+	return words
 }
 
 // secretFlags are the flags whose values the printed commands leave out.

@@ -15,6 +15,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/tools/clientcmd"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/utils/ptr"
 )
@@ -35,7 +36,7 @@ func TestUndoCommandCarriesFlags(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	u := newCommandLine(set.InheritedFlags(), []string{"deployment/web"}, "", "web", "prod")
+	u := newCommandLine(set.InheritedFlags(), set.LocalFlags(), []string{"deployment/web"}, "", "web", "prod", []string{"/home/alice/.kube/prod"}, "linux")
 	u.run = "20261204-101502-7f3a"
 	want := "kubectl probe undo deployment/web -n web --as alice --as-group oncall --as-group sre --cluster prod --context prod --kubeconfig /home/alice/.kube/prod --server https://prod.example:6443 --user alice --run 20261204-101502-7f3a # give --token again: it is not printed"
 	if diff := cmp.Diff(want, u.undo()); diff != "" {
@@ -46,36 +47,91 @@ func TestUndoCommandCarriesFlags(t *testing.T) {
 	}
 }
 
+// kubectl's --kubeconfig names one file: the commands of a run that read
+// several, which $KUBECONFIG names, are for those. A POSIX shell sets
+// $KUBECONFIG in front of a command; the shells of Windows do not, and the
+// command says to set it first.
+func TestCommandsOfSeveralKubeconfigs(t *testing.T) {
+	root := NewCmdProbe(genericiooptions.NewTestIOStreamsDiscard(), "v0.0.0")
+	set, _, err := root.Find([]string{"set"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := set.ParseFlags([]string{"--token=s3cr3t", "--liveness"}); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfigs := []string{"/home/alice/.kube/config", "/home/alice/.kube/prod"}
+	kubeconfig := strings.Join(kubeconfigs, string(filepath.ListSeparator))
+	for goos, want := range map[string]string{
+		"linux":   "KUBECONFIG=" + kubeconfig + " kubectl probe undo deployment/web -n web --context prod --run 20261204-101502-7f3a # give --token again: it is not printed",
+		"darwin":  "KUBECONFIG=" + kubeconfig + " kubectl probe undo deployment/web -n web --context prod --run 20261204-101502-7f3a # give --token again: it is not printed",
+		"windows": "kubectl probe undo deployment/web -n web --context prod --run 20261204-101502-7f3a # give --token again: it is not printed; set KUBECONFIG=" + kubeconfig + " first, as the run had it",
+	} {
+		u := newCommandLine(set.InheritedFlags(), set.LocalFlags(), []string{"deployment/web"}, "", "web", "prod", kubeconfigs, goos)
+		u.run = "20261204-101502-7f3a"
+		if diff := cmp.Diff(want, u.undo()); diff != "" {
+			t.Errorf("%s: undo (-want +got):\n%s", goos, diff)
+		}
+	}
+}
+
 // The printed commands go to the cluster that the run used, however it was
 // chosen: the kubeconfig's current context, not given on the command line,
-// is named with --context, and the kubeconfig that $KUBECONFIG names, not
-// given with --kubeconfig, is named too; so that a command pasted after
-// either changed does not go to another cluster.
+// is named with --context, and the kubeconfig file that the run loaded is
+// named with --kubeconfig, as an absolute path, whether --kubeconfig gave
+// it, $KUBECONFIG named it, or it is the default, ~/.kube/config; so that a
+// command pasted after either changed does not go to another cluster. The
+// files that $KUBECONFIG names, when it names several that are there, are
+// set in front of the command, as a POSIX shell reads it.
 func TestCommandsNameTheContext(t *testing.T) {
 	dir := t.TempDir()
-	kubeconfig := filepath.Join(dir, "prod config")
-	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+	t.Chdir(dir)
+	config := func(name string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(`apiVersion: v1
 kind: Config
 clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
 users: [{name: u, user: {}}]
 contexts: [{name: prod, context: {cluster: c, user: u, namespace: web}}]
 current-context: prod
 `), 0o600); err != nil {
-		t.Fatal(err)
+			t.Fatal(err)
+		}
+		return path
 	}
-	t.Setenv("KUBECONFIG", kubeconfig)
+	kubeconfig, home, other := config("prod config"), config("home"), config("other")
+	defaultFile := clientcmd.RecommendedHomeFile
+	t.Cleanup(func() { clientcmd.RecommendedHomeFile = defaultFile })
+	clientcmd.RecommendedHomeFile = home
 	for _, tc := range []struct {
+		name  string
+		env   string
 		flags []string
 		want  string
 	}{{
+		name:  "$KUBECONFIG",
+		env:   kubeconfig,
 		flags: []string{"--as=alice"},
-		want:  "KUBECONFIG='" + kubeconfig + "' kubectl probe undo deployment/web -n web --as alice --context prod --run 20261204-101502-7f3a",
+		want:  "kubectl probe undo deployment/web -n web --as alice --context prod --kubeconfig '" + kubeconfig + "' --run 20261204-101502-7f3a",
 	}, {
-		// Given, they are carried as they were.
-		flags: []string{"--context=prod", "--kubeconfig", kubeconfig},
+		name:  "given, relative",
+		env:   other,
+		flags: []string{"--context=prod", "--kubeconfig", "prod config"},
 		want:  "kubectl probe undo deployment/web -n web --context prod --kubeconfig '" + kubeconfig + "' --run 20261204-101502-7f3a",
+	}, {
+		name: "the default",
+		want: "kubectl probe undo deployment/web -n web --context prod --kubeconfig " + home + " --run 20261204-101502-7f3a",
+	}, {
+		name: "$KUBECONFIG of a file that is there, and one that is not",
+		env:  filepath.Join(dir, "missing") + string(filepath.ListSeparator) + kubeconfig,
+		want: "kubectl probe undo deployment/web -n web --context prod --kubeconfig '" + kubeconfig + "' --run 20261204-101502-7f3a",
+	}, {
+		name: "$KUBECONFIG of two files",
+		env:  kubeconfig + string(filepath.ListSeparator) + other,
+		want: "KUBECONFIG='" + kubeconfig + string(filepath.ListSeparator) + other + "' kubectl probe undo deployment/web -n web --context prod --run 20261204-101502-7f3a",
 	}} {
-		t.Run(strings.Join(tc.flags, " "), func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("KUBECONFIG", tc.env)
 			// A run's options, and its command under the root's flags, as
 			// NewCmdProbe makes them.
 			configFlags := newConfigFlags(io.Discard)
@@ -96,6 +152,45 @@ current-context: prod
 				t.Errorf("undo (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The command that finishes an interrupted undo is the same undo: it
+// carries the flags given to it, --force too, without which it would
+// refuse what the undo went on with.
+func TestUndoFinishCarriesItsFlags(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {}}]
+contexts: [{name: prod, context: {cluster: c, user: u, namespace: web}}]
+current-context: prod
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The options of undo, and its command under the root's flags, as
+	// NewCmdProbe makes them.
+	configFlags := newConfigFlags(io.Discard)
+	root := &cobra.Command{Use: "probe"}
+	configFlags.AddFlags(root.PersistentFlags())
+	o := &undoOptions{changeOptions: newChangeOptions(genericiooptions.NewTestIOStreamsDiscard(), "probes put back", false)}
+	undo := &cobra.Command{Use: "undo"}
+	o.targetFlags.add(undo, "")
+	o.addRunFlags(undo)
+	undo.Flags().StringVar(&o.runID, "run", "", "")
+	undo.Flags().BoolVar(&o.force, "force", false, "")
+	root.AddCommand(undo)
+	if err := undo.ParseFlags([]string{"--kubeconfig", kubeconfig, "--force", "--wait=applied", "--run", "20261204-101502-7f3a"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Complete(cmdutil.NewFactory(configFlags), undo, []string{"deployment/web"}); err != nil {
+		t.Fatal(err)
+	}
+	o.cmdline.undoing = o.runID
+	want := "to finish putting back run 20261204-101502-7f3a: kubectl probe undo deployment/web -n web --context prod --kubeconfig " + kubeconfig + " --force=true --wait applied --run 20261204-101502-7f3a\n"
+	if diff := cmp.Diff(want, o.cmdline.finishing()); diff != "" {
+		t.Errorf("finish (-want +got):\n%s", diff)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -22,11 +23,12 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// limit is how many Pods a run changes at once, its largest batch, and why.
-// A change can make a Pod not Ready (a readiness probe that fails through
-// its window, a liveness probe that restarts the container), so by default
-// a run takes no more Pods at once than the workload lets a rollout take
-// out of service, nor than a PodDisruptionBudget that selects them allows.
+// limit is how many Pods of a workload a run takes out of readiness at
+// once, and why. A change can make a Pod not Ready (a readiness probe that
+// fails through its window, a liveness probe that restarts the container),
+// so by default a run takes no more Pods of a workload at once than the
+// workload lets a rollout take out of service, nor than a
+// PodDisruptionBudget that selects them allows.
 type limit struct {
 	n   int
 	why string
@@ -138,16 +140,32 @@ func disruptionLimit(pdb *policyv1.PodDisruptionBudget, expected int) limit {
 }
 
 // floor is the fewest Ready Pods that a run leaves of the Pods it counts:
-// the run's own counts its Pods and those of their workloads, and keeps
-// the replicas less the run's limit; a PodDisruptionBudget's counts every
-// Pod that the budget selects, and keeps the Pods it expects less those it
-// lets be unavailable (see nextBatch).
+// a workload's counts the Pods of the workload, and keeps its replicas less
+// its limit (see workloadFloor); a PodDisruptionBudget's counts every Pod
+// that the budget selects, and keeps the Pods it expects less those it lets
+// be unavailable (see nextBatch).
 type floor struct {
+	// name names the workload whose Pods it counts; "" for a budget's,
+	// whose limit names it, and for the Pods of no workload.
+	name  string
 	limit limit
-	// selector selects the Pods it counts, of which ready are Ready now,
-	// of the Pods expected.
-	selector  labels.Selector
+	// pods are the Pods it counts, of which ready are Ready now, of the
+	// Pods expected.
+	pods      map[types.UID]bool
 	ready, of int
+}
+
+// newFloor returns the floor that keeps pods, of the Pods expected, to
+// the limit, counting those that are Ready.
+func newFloor(name string, l limit, of int, pods []*v1.Pod) floor {
+	f := floor{name: name, limit: l, pods: map[types.UID]bool{}, of: of}
+	for _, pod := range pods {
+		f.pods[pod.UID] = true
+		if podutils.IsPodReady(pod) {
+			f.ready++
+		}
+	}
+	return f
 }
 
 // least is the fewest Ready Pods that the floor keeps.
@@ -155,9 +173,14 @@ func (f floor) least() int {
 	return f.of - f.limit.n
 }
 
-// String says how many Pods are Ready, how many must stay so, and why.
+// String says whose Pods the floor counts, how many are Ready, how many
+// must stay so, and why.
 func (f floor) String() string {
-	return fmt.Sprintf("%d of %d Pods Ready, and at least %d must stay Ready (%s)", f.ready, f.of, f.least(), f.limit.why)
+	s := fmt.Sprintf("%d of %d Pods Ready, and at least %d must stay Ready (%s)", f.ready, f.of, f.least(), f.limit.why)
+	if f.name != "" {
+		s = f.name + ": " + s
+	}
+	return s
 }
 
 // disruptionFloors returns the floors of the PodDisruptionBudgets of the
@@ -181,35 +204,68 @@ func disruptionFloors(ctx context.Context, client kubernetes.Interface, namespac
 		if err != nil {
 			return nil, err
 		}
-		active := 0
-		f := floor{selector: selector}
+		var active []*v1.Pod
 		for j := range selected.Items {
-			pod := &selected.Items[j]
-			if leaving(pod) != "" {
-				continue
-			}
-			active++
-			if podutils.IsPodReady(pod) {
-				f.ready++
+			if leaving(&selected.Items[j]) == "" {
+				active = append(active, &selected.Items[j])
 			}
 		}
-		f.of = cmp.Or(int(pdb.Status.ExpectedPods), active)
-		if f.limit = disruptionLimit(pdb, f.of); f.limit.n > 0 {
-			floors = append(floors, f)
+		of := cmp.Or(int(pdb.Status.ExpectedPods), len(active))
+		if l := disruptionLimit(pdb, of); l.n > 0 {
+			floors = append(floors, newFloor("", l, of, active))
 		}
 	}
 	return floors, nil
 }
 
-// defaultMaxInFlight is the largest batch when neither --max-in-flight, the
+// workloadFloor is a workload of a run's Pods, with the floor that the run
+// keeps of its Pods; or, with workload nil, the run's Pods that belong to
+// none, or to one whose Pods cannot be read, which keep a floor of their
+// own.
+type workloadFloor struct {
+	workload *unstructured.Unstructured
+	// own is the workload's own limit (workloadLimit); nil when it has
+	// none.
+	own *limit
+	// floor counts the workload's Pods, as last read, of its replicas; its
+	// limit is the one that chooseLimits chose.
+	floor floor
+}
+
+// chooseLimits chooses the limit of each workload of t: the smallest of its
+// own, of those of the budgets that count any of its Pods that the run
+// changes, and of --max-in-flight, of its replicas (see
+// chooseMaxInFlight). It returns the largest, the run's largest batch.
+func (t *targets) chooseLimits(flag string, budgets []floor) (int, error) {
+	largest := 0
+	for _, w := range t.floors {
+		var limits []limit
+		if w.own != nil {
+			limits = append(limits, *w.own)
+		}
+		for _, b := range budgets {
+			if slices.ContainsFunc(t.pods, func(pod *v1.Pod) bool { return w.floor.pods[pod.UID] && b.pods[pod.UID] }) {
+				limits = append(limits, b.limit)
+			}
+		}
+		l, err := chooseMaxInFlight(flag, w.floor.of, limits)
+		if err != nil {
+			return 0, err
+		}
+		w.floor.limit, largest = l, max(largest, l.n)
+	}
+	return largest, nil
+}
+
+// defaultMaxInFlight is the limit when neither --max-in-flight, the
 // workload nor a PodDisruptionBudget says: with it, 20 Pods change in 5
 // failure windows (1, 2, 4, 8 and 5 Pods), 50 Pods in 8.
 const defaultMaxInFlight = 10
 
-// chooseMaxInFlight returns the run's limit: the smallest of limits, the
-// workloads' and the budgets', and of --max-in-flight, a number or a
-// percentage of replicas, rounded down and at least 1, which can lower it
-// but not raise it; defaultMaxInFlight when none says.
+// chooseMaxInFlight returns a workload's limit: the smallest of limits, the
+// workload's and the budgets', and of --max-in-flight, a number or a
+// percentage of its replicas, rounded down and at least 1, which can lower
+// it but not raise it; defaultMaxInFlight when none says.
 func chooseMaxInFlight(flag string, replicas int, limits []limit) (limit, error) {
 	var chosen limit
 	if flag != "" {

@@ -5,11 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
-	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -173,9 +174,45 @@ func TestLimitKeepsToBudgetsWithMaxInFlight(t *testing.T) {
 		"1":   "1: --max-in-flight=1",
 	} {
 		o := &changeOptions{clients: clients{client: fake.NewClientset(pdb, pods[0], pods[1], pods[2], pods[3]), namespace: "ns"}, maxInFlight: flag, report: &reporter{errOut: io.Discard}}
-		l, _, err := o.limit(context.Background(), &targets{pods: pods, replicas: 4})
-		if err != nil || l.String() != want {
-			t.Errorf("--max-in-flight=%q: limit %q, %v; want %q", flag, l.String(), err, want)
+		tg := &targets{pods: pods, floors: []*workloadFloor{{floor: newFloor("", limit{}, 4, pods)}}}
+		largest, _, err := o.limit(context.Background(), tg)
+		if l := tg.floors[0].floor.limit; err != nil || l.String() != want || largest != l.n {
+			t.Errorf("--max-in-flight=%q: limit %q, largest batch %d, %v; want %q", flag, l.String(), largest, err, want)
+		}
+	}
+}
+
+// Each workload of a run has its own limit: a PodDisruptionBudget lowers
+// the limit of the workloads of the run's Pods that it selects, not
+// another's; --max-in-flight=N% is of each one's replicas. The run's
+// largest batch is the largest limit.
+func TestChooseLimits(t *testing.T) {
+	pods := readyPods([]string{"web-a", "web-b", "db-0"})
+	pods[2].Labels = map[string]string{"app": "db"}
+	budget := newFloor("", limit{n: 1, why: "poddisruptionbudget.policy/db: maxUnavailable 1 of 3 Pods"}, 3, pods[2:])
+	for _, tc := range []struct {
+		flag    string
+		want    []string
+		largest int
+	}{
+		{"", []string{"3: maxUnavailable 25% of deployment.apps/web's 12 replicas", "1: poddisruptionbudget.policy/db: maxUnavailable 1 of 3 Pods"}, 3},
+		{"50%", []string{"3: maxUnavailable 25% of deployment.apps/web's 12 replicas, fewer than --max-in-flight=50%", "1: --max-in-flight=50% of 3 replicas"}, 3},
+		{"2", []string{"2: --max-in-flight=2", "1: poddisruptionbudget.policy/db: maxUnavailable 1 of 3 Pods, fewer than --max-in-flight=2"}, 2},
+	} {
+		tg := &targets{pods: pods, floors: []*workloadFloor{
+			{own: &limit{n: 3, why: "maxUnavailable 25% of deployment.apps/web's 12 replicas"}, floor: newFloor("deployment.apps/web", limit{}, 12, pods[:2])},
+			{own: &limit{n: 2, why: "maxUnavailable 2 of statefulset.apps/db's 3 replicas"}, floor: newFloor("statefulset.apps/db", limit{}, 3, pods[2:])},
+		}}
+		largest, err := tg.chooseLimits(tc.flag, []floor{budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, w := range tg.floors {
+			got = append(got, w.floor.limit.String())
+		}
+		if !slices.Equal(got, tc.want) || largest != tc.largest {
+			t.Errorf("--max-in-flight=%q: limits %q, largest batch %d; want %q and %d", tc.flag, got, largest, tc.want, tc.largest)
 		}
 	}
 }
@@ -223,26 +260,41 @@ func TestDisruptionFloors(t *testing.T) {
 	}
 }
 
-// The run says its limit before the first change, and how many of its Pods
-// are not Ready already.
+// The run says its limit before the first change, each workload's when its
+// Pods belong to several, and how many of the Pods that each one's floor
+// counts are not Ready already: its Pods that the run does not change too,
+// and those that are not there yet.
 func TestReportBatches(t *testing.T) {
+	web := limit{n: 3, why: "maxUnavailable 25% of deployment.apps/web's 12 replicas"}
+	db := limit{n: 1, why: "maxUnavailable 1 of statefulset.apps/db's 3 replicas"}
 	for _, tc := range []struct {
-		l    limit
-		pods []*v1.Pod
-		want string
+		largest int
+		floors  []floor
+		want    string
 	}{{
-		l:    limit{n: 3, why: "maxUnavailable 25% of deployment.apps/web's 12 replicas"},
-		pods: readyPods([]string{"a", "b", "c"}),
-		want: "batches: the first Pod alone, then up to 3 at a time: maxUnavailable 25% of deployment.apps/web's 12 replicas\n",
+		largest: 3,
+		floors:  []floor{newFloor("deployment.apps/web", web, 12, readyPods([]string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"}))},
+		want:    "batches: the first Pod alone, then up to 3 at a time: maxUnavailable 25% of deployment.apps/web's 12 replicas\n",
 	}, {
-		l:    limit{n: 1, why: "maxUnavailable 1 of statefulset.apps/db's 3 replicas"},
-		pods: readyPods([]string{"a", "b", "c"}, "b"),
-		want: "batches: one Pod at a time: maxUnavailable 1 of statefulset.apps/db's 3 replicas; not Ready now: 1 of the 3 Pods, which count against it and change first\n",
+		largest: 1,
+		floors:  []floor{newFloor("statefulset.apps/db", db, 3, readyPods([]string{"a", "b"}, "b"))},
+		want:    "batches: one Pod at a time: maxUnavailable 1 of statefulset.apps/db's 3 replicas; not Ready now: 2 of the 3 Pods that it counts, which count against it; the run's own change first\n",
+	}, {
+		largest: 3,
+		floors: []floor{
+			newFloor("deployment.apps/web", web, 12, readyPods([]string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"})),
+			newFloor("statefulset.apps/db", db, 3, readyPods([]string{"a", "b", "c"}, "b")),
+			newFloor("", limit{n: 10, why: "the default, as neither the workload nor a PodDisruptionBudget sets a limit"}, 1, readyPods([]string{"bare"})),
+		},
+		want: "batches: the first Pod alone, then up to 3 at a time, and of each workload at most its limit out of readiness:\n" +
+			"- deployment.apps/web: 3: maxUnavailable 25% of deployment.apps/web's 12 replicas\n" +
+			"- statefulset.apps/db: 1: maxUnavailable 1 of statefulset.apps/db's 3 replicas; not Ready now: 1 of the 3 Pods that it counts, which count against it; the run's own change first\n" +
+			"- Pods of no workload: 10: the default, as neither the workload nor a PodDisruptionBudget sets a limit\n",
 	}} {
 		var errOut bytes.Buffer
-		(&reporter{errOut: &errOut}).batches(tc.l, tc.pods)
-		if errOut.String() != tc.want {
-			t.Errorf("printed %q, want %q", errOut.String(), tc.want)
+		(&reporter{errOut: &errOut}).batches(tc.largest, tc.floors)
+		if diff := cmp.Diff(tc.want, errOut.String()); diff != "" {
+			t.Errorf("printed (-want +got):\n%s", diff)
 		}
 	}
 }

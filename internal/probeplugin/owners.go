@@ -110,21 +110,32 @@ type belonging struct {
 	pods     []*v1.Pod
 }
 
-// workloadsOf groups pods by their top controllers, but for the Pods of
-// those in known: Pods named or selected keep to the workloads they belong
-// to, as those workloads named would. The Pods without one come last, and
-// those whose controllers cannot be read with them: the error says which.
-func (o *owners) workloadsOf(ctx context.Context, pods []*v1.Pod, known []*unstructured.Unstructured) ([]belonging, error) {
-	seen := map[types.UID]bool{}
-	for _, k := range known {
-		seen[k.GetUID()] = true
-	}
+// workloadsOf returns the workloads whose Pods a run counts, each Pod once:
+// those named, and the top controllers of pods, with the Pods among pods
+// that each controls, but for the Pods of those named, which count with
+// them: Pods named or selected keep to the workloads they belong to, as
+// those workloads named would. A workload that another of them controls,
+// through any chain of controllers, is left out: its Pods count with that
+// one, as a ReplicaSet named with its Deployment, or a Job with its
+// CronJob. The Pods without one come last, and those whose controllers
+// cannot be read with them: the error says which.
+func (o *owners) workloadsOf(ctx context.Context, named []*unstructured.Unstructured, pods []*v1.Pod) ([]belonging, error) {
 	var (
 		groups []belonging
 		of     = map[types.UID]int{}
 		alone  belonging
 		err    error
 	)
+	for _, w := range named {
+		if _, ok := of[w.GetUID()]; !ok {
+			of[w.GetUID()] = len(groups)
+			groups = append(groups, belonging{workload: w})
+		}
+	}
+	counted := func(c *unstructured.Unstructured) bool {
+		_, ok := of[c.GetUID()]
+		return ok
+	}
 	for _, pod := range pods {
 		chain, chainErr := o.chain(ctx, pod)
 		if chainErr != nil && err == nil {
@@ -136,16 +147,23 @@ func (o *owners) workloadsOf(ctx context.Context, pods []*v1.Pod, known []*unstr
 		}
 		top := chain[len(chain)-1]
 		switch i, ok := of[top.GetUID()]; {
-		case slices.ContainsFunc(chain, func(c *unstructured.Unstructured) bool { return seen[c.GetUID()] }):
-			// A workload named counts the Pod already: the Pod's, or one
-			// between it and its top controller.
 		case ok:
 			groups[i].pods = append(groups[i].pods, pod)
+		case slices.ContainsFunc(chain, counted):
+			// A workload named between the Pod and its top controller
+			// counts it already.
 		default:
 			of[top.GetUID()] = len(groups)
 			groups = append(groups, belonging{workload: top, pods: []*v1.Pod{pod}})
 		}
 	}
+	groups = slices.DeleteFunc(groups, func(g belonging) bool {
+		chain, chainErr := o.chain(ctx, g.workload)
+		if chainErr != nil && err == nil {
+			err = fmt.Errorf("%s: %w", nameOf(g.workload), chainErr)
+		}
+		return slices.ContainsFunc(chain, counted)
+	})
 	if len(alone.pods) > 0 {
 		groups = append(groups, alone)
 	}

@@ -166,16 +166,30 @@ func refused(err error) bool {
 // storedDespite reads the Pod again after its patch failed with err, which
 // does not prove that the patch was refused, and returns the Pod when the
 // patch was stored: it carries the record of the run that modified, the Pod
-// as patched, has (lastRunAnnotation), and did not carry it before.
-// Otherwise it returns err.
+// as patched, has (lastRunAnnotation), and did not carry it before. When
+// the Pod cannot be read again, whether the patch was stored is unknown:
+// an outcomeUnknownError. Otherwise it returns err.
 func (p *patcher) storedDespite(ctx context.Context, pod, modified *v1.Pod, err error) (*v1.Pod, error) {
 	record, ok := modified.Annotations[lastRunAnnotation]
 	if !ok || record == pod.Annotations[lastRunAnnotation] {
 		return nil, err
 	}
 	now, getErr := p.client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
-	if getErr != nil || now.UID != pod.UID || now.Annotations[lastRunAnnotation] != record {
+	switch {
+	case getErr != nil && !apierrors.IsNotFound(getErr):
+		return nil, &outcomeUnknownError{lost: err, unread: getErr}
+	case getErr != nil || now.UID != pod.UID || now.Annotations[lastRunAnnotation] != record:
 		return nil, err
 	}
 	return now, nil
+}
+
+// outcomeUnknownError says that the answer to a Pod's patch was lost, and
+// that the Pod cannot be read again: the patch may have been stored.
+type outcomeUnknownError struct {
+	lost, unread error
+}
+
+func (e *outcomeUnknownError) Error() string {
+	return fmt.Sprintf("whether the change was stored is unknown: the answer to its patch was lost (%v), and the Pod cannot be read again (%v)", e.lost, e.unread)
 }

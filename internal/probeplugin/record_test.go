@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -347,6 +348,41 @@ func TestUndoPrintsItsFinish(t *testing.T) {
 		if got := pod.Spec.Containers[0].LivenessProbe.TimeoutSeconds; got != 1 {
 			t.Errorf("pod/%s: liveness timeoutSeconds %d, want 1, put back", name, got)
 		}
+	}
+}
+
+// An undo whose patch's answer is lost, of a Pod that cannot be read
+// again, may have put it back: it prints the same undo of that Pod, which
+// leaves it as it is if it was, and exits with status 2.
+func TestUndoOutcomeUnknown(t *testing.T) {
+	c := newCluster(namedPods("a")...)
+	r, _, errOut := newRunner(c, relax)
+	if err := r.run(context.Background(), &targets{pods: namedPods("a")}); err != nil {
+		t.Fatalf("set: %v\n%s", err, errOut)
+	}
+	pod, err := c.CoreV1().Pods("ns").Get(context.Background(), "a", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		if len(action.(k8stesting.PatchActionImpl).PatchOptions.DryRun) > 0 {
+			return false, nil, nil
+		}
+		return true, nil, apierrors.NewTimeoutError("request did not complete within the allowed duration", 0)
+	})
+	c.PrependReactor("get", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("connection refused")
+	})
+	u, out, errOut := newRunner(c, nil)
+	u.change, u.cmdline.run, u.cmdline.undoing = undoRun{run: testRun, undoneBy: "u1"}, "", testRun
+	u.cmdline.flags = []string{"--force=true"}
+	u.report = newTestReporter(out, errOut, "", "probes put back")
+	err = u.run(context.Background(), &targets{pods: []*v1.Pod{pod}})
+	if got := exitStatus(err); got != exitStopped {
+		t.Errorf("exit status %d (%v), want %d\n%s", got, err, exitStopped, errOut)
+	}
+	if want := "pod/a: to put it back, if it was not: kubectl probe undo pod/a -n ns --force=true --run " + testRun + " (it leaves the Pod as it is otherwise)\n"; !strings.Contains(errOut.String(), want) {
+		t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
 	}
 }
 

@@ -2,6 +2,7 @@ package probeplugin
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,7 +23,6 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
-	"k8s.io/kubectl/pkg/util/podutils"
 	"k8s.io/kubectl/pkg/util/term"
 	"k8s.io/utils/ptr"
 )
@@ -108,24 +108,32 @@ func (p *reporter) target(context, namespace string, t *targets) {
 }
 
 // batches says, before the first change, how many Pods the run changes at
-// once, and why; and how many of its Pods are not Ready already, which
-// count against that limit.
-func (p *reporter) batches(l limit, pods []*v1.Pod) {
-	notReady := 0
-	for _, pod := range pods {
-		if !podutils.IsPodReady(pod) {
-			notReady++
+// once, the largest batch, and, for each workload whose Pods it counts
+// (floors), how many of them it takes out of readiness at once, and why;
+// and how many of those that the workload's floor counts are not Ready
+// already, which count against that limit.
+func (p *reporter) batches(largest int, floors []floor) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	describe := func(f floor) string {
+		s := f.limit.why
+		if notReady := f.of - f.ready; notReady > 0 {
+			s += fmt.Sprintf("; not Ready now: %d of the %d Pods that it counts, which count against it; the run's own change first", notReady, f.of)
 		}
+		return s
 	}
-	also := ""
-	if notReady > 0 {
-		also = fmt.Sprintf("; not Ready now: %d of the %d Pods, which count against it and change first", notReady, len(pods))
+	at := fmt.Sprintf("the first Pod alone, then up to %d at a time", largest)
+	if largest == 1 {
+		at = "one Pod at a time"
 	}
-	if l.n == 1 {
-		p.warnf("batches: one Pod at a time: %s%s\n", l.why, also)
+	if len(floors) == 1 {
+		fmt.Fprintf(p.errOut, "batches: %s: %s\n", at, describe(floors[0]))
 		return
 	}
-	p.warnf("batches: the first Pod alone, then up to %d at a time: %s%s\n", l.n, l.why, also)
+	fmt.Fprintf(p.errOut, "batches: %s, and of each workload at most its limit out of readiness:\n", at)
+	for _, f := range floors {
+		fmt.Fprintf(p.errOut, "- %s: %d: %s\n", cmp.Or(f.name, "Pods of no workload"), f.limit.n, describe(f))
+	}
 }
 
 // interruptedBeforeChanges says that an interrupt ended the run before it
@@ -157,6 +165,19 @@ func (p *reporter) notUndone(pr *podRun, why string, c *commandLine) {
 		anyway = "; to put it back anyway: " + c.undoPod(pr.pod.Name)
 	}
 	p.warnf("pod/%s: not undone: its old probes would restart the container sooner than the new ones (%s)%s\n", pr.pod.Name, why, anyway)
+}
+
+// unknown says how to put back the change of a Pod that may have been
+// stored (see outcomeUnknownError): the undo of that Pod, which leaves it
+// as it is when the change was not stored; for a run of undo, the same
+// undo of that Pod, which leaves it as it is when it was put back.
+func (p *reporter) unknown(pr *podRun, c *commandLine) {
+	switch {
+	case c.run != "":
+		p.warnf("pod/%s: to put it back, if the change was stored: %s (it leaves the Pod as it is otherwise)\n", pr.pod.Name, c.undoPod(pr.pod.Name))
+	case c.undoing != "":
+		p.warnf("pod/%s: to put it back, if it was not: %s (it leaves the Pod as it is otherwise)\n", pr.pod.Name, c.finish([]string{"pod/" + pr.pod.Name}))
+	}
 }
 
 // undoFailed says why a Pod's change could not be put back.
@@ -442,24 +463,35 @@ func (p *reporter) finished(title string, done, failed, putBack, rest []*podRun,
 	}
 	fmt.Fprintf(p.errOut, "not started, left as they are (%d): %s\n", len(rest), list(rest))
 	changed := slices.DeleteFunc(slices.Concat(done, failed), func(pr *podRun) bool { return !pr.changed() })
-	if c.run != "" && len(changed) > 0 {
+	unknown := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return !pr.unknown })
+	switch {
+	case c.run == "":
+	case len(unknown) > 0:
+		fmt.Fprintf(p.errOut, "to put back the Pods that this run changed, or may have (%d): %s\n", len(changed)+len(unknown), c.undo())
+	case len(changed) > 0:
 		fmt.Fprintf(p.errOut, "to put back the %s that this run changed: %s\n", pods(len(changed)), c.undo())
 	}
 	fmt.Fprint(p.errOut, c.finishing())
 }
 
 // interrupted says, when the interrupt comes, what the run does about it,
-// and the command that puts back what it changed, or that finishes a run
-// of undo, in case the user does not wait.
-func (p *reporter) interrupted(inFlight int, undoing bool, c *commandLine) {
+// as it waits on its changes (mode, of --wait), and the command that puts
+// back what it changed, or that finishes a run of undo, in case the user
+// does not wait.
+func (p *reporter) interrupted(inFlight int, undoing bool, mode string, c *commandLine) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	what, done := fmt.Sprintf("the %d in flight are", inFlight), "proven first"
 	if inFlight == 1 {
 		what = "the Pod in flight is"
 	}
-	if undoing {
+	switch {
+	case undoing:
 		done = "put back, unless their old probes would restart the container sooner"
+	case mode == waitApplied:
+		done = "waited on first (--wait=applied)"
+	case mode == waitNone:
+		done = "patched first, not proven (--wait=none)"
 	}
 	if inFlight == 0 {
 		fmt.Fprintf(p.errOut, "interrupted: no more Pods change; Ctrl-C again quits at once\n")
@@ -487,12 +519,18 @@ func (p *reporter) undoing(run string, of, others int) {
 type commandLine struct {
 	// targets are the run's TARGETs, or -l SELECTOR.
 	targets []string
-	// connection are -n NAMESPACE, the context, and the connection and
-	// identity flags given: --as, ...
+	// connection are -n NAMESPACE, the context, the kubeconfig file, and
+	// the connection and identity flags given: --as, ...
 	connection []string
-	// kubeconfig is $KUBECONFIG, when the run read its kubeconfig from the
-	// files that it names, which the commands set it to.
+	// kubeconfig lists the kubeconfig files that the run read, as
+	// $KUBECONFIG does, when they are several, which --kubeconfig cannot
+	// name (see command); windows is set when the commands are for
+	// Windows.
 	kubeconfig string
+	windows    bool
+	// flags are the flags given to the run's own command, but -l and --run,
+	// which the command that finishes a run of undo carries: --force, ...
+	flags []string
 	// omitted are the secret flags given to the run, which the commands do
 	// not print: --token.
 	omitted []string
@@ -528,7 +566,13 @@ func (c *commandLine) finishing() string {
 	if c.undoing == "" {
 		return ""
 	}
-	return fmt.Sprintf("to finish putting back run %s: %s\n", c.undoing, c.undoOf(c.targets, c.undoing))
+	return fmt.Sprintf("to finish putting back run %s: %s\n", c.undoing, c.finish(c.targets))
+}
+
+// finish returns the undo, with the flags given to it, that puts back the
+// Pods of targets that the run of undo did not put back.
+func (c *commandLine) finish(targets []string) string {
+	return c.command(slices.Concat([]string{"kubectl", "probe", "undo"}, targets, c.connection, c.flags, []string{"--run", c.undoing}))
 }
 
 // patch returns the kubectl patch of the object with the JSON patch.
@@ -536,22 +580,28 @@ func (c *commandLine) patch(object, patch string) string {
 	return c.command(slices.Concat([]string{"kubectl", "patch", object}, c.connection, []string{"--type=json", "-p", patch}))
 }
 
-// command returns the command of the words as a shell reads it back, with
-// the run's $KUBECONFIG, and the secret flags to give again.
+// command returns the command of the words as a shell reads it back, and
+// says which secret flags to give again. The kubeconfig files of
+// $KUBECONFIG, when there are several, are set in front of it, as a POSIX
+// shell reads it; on Windows, whose shells do not, the command says to set
+// them first.
 func (c *commandLine) command(words []string) string {
-	env := ""
-	if c.kubeconfig != "" {
-		env = clientcmd.RecommendedConfigPathEnvVar + "=" + shellJoin([]string{c.kubeconfig}) + " "
+	command := shellJoin(words)
+	var notes []string
+	if len(c.omitted) > 0 {
+		notes = append(notes, "give "+strings.Join(c.omitted, " and ")+" again: it is not printed")
 	}
-	return env + shellJoin(words) + c.secrets()
-}
-
-// secrets says, as a comment of the shell, which flags to give again.
-func (c *commandLine) secrets() string {
-	if len(c.omitted) == 0 {
-		return ""
+	switch {
+	case c.kubeconfig == "":
+	case c.windows:
+		notes = append(notes, "set "+clientcmd.RecommendedConfigPathEnvVar+"="+c.kubeconfig+" first, as the run had it")
+	default:
+		command = clientcmd.RecommendedConfigPathEnvVar + "=" + shellJoin([]string{c.kubeconfig}) + " " + command
 	}
-	return " # give " + strings.Join(c.omitted, " and ") + " again: it is not printed"
+	if len(notes) > 0 {
+		command += " # " + strings.Join(notes, "; ")
+	}
+	return command
 }
 
 // shellJoin joins the words of a command as a shell reads them back.

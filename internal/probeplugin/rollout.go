@@ -12,7 +12,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/kubectl/pkg/util/podutils"
 )
@@ -23,11 +22,11 @@ import (
 // one before it is proven (prove.go): a wrong probe reaches one Pod, and a
 // right one is on every Pod after a few failure windows. A change can take
 // a Pod out of readiness, so no batch takes the Ready Pods below a floor:
-// the run's, its replicas less the limit, of its Pods and the other Pods of
-// their workloads, and each PodDisruptionBudget's, of every Pod it selects;
-// counting the Pods that are not Ready for other reasons: those of the run
-// change first, since changing them takes no Pod out (see nextBatch). It
-// stops after the batch in which a Pod failed.
+// each workload's, its replicas less its limit, of all of its Pods, and
+// each PodDisruptionBudget's, of every Pod it selects; counting the Pods
+// that are not Ready for other reasons: those of the run change first,
+// since changing them takes no Pod out (see nextBatch). It stops after the
+// batch in which a Pod failed.
 // runs are all the Pods of the run, for the end of it.
 //
 // ctx ending is an interrupt (SIGINT, SIGTERM): no Pod changes after it.
@@ -48,10 +47,17 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 	if r.undoOnFailure {
 		proofs = ctx
 	}
+	mode := waitProven
+	switch {
+	case r.prove == nil:
+		mode = waitNone
+	case r.applied != nil:
+		mode = waitApplied
+	}
 	var inFlight atomic.Int32
 	said := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
-		r.report.interrupted(int(inFlight.Load()), r.undoOnFailure, r.cmdline)
+		r.report.interrupted(int(inFlight.Load()), r.undoOnFailure, mode, r.cmdline)
 		close(said)
 	})
 	var (
@@ -97,7 +103,7 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		// Twice the size asked for, not the batch taken: the floor that
 		// made a batch smaller counts the Pods out of readiness now, and
 		// says nothing of the change; it still bounds the next batch.
-		size = min(2*size, r.limit.n)
+		size = min(2*size, r.largest)
 	}
 	// What the run does about an interrupt is said before how it ended.
 	interrupted := !stop()
@@ -138,7 +144,7 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 	switch {
 	case interrupted:
 		status = reportedStatus(exitInterrupted)
-	case slices.ContainsFunc(todo, (*podRun).changed):
+	case slices.ContainsFunc(todo, func(pr *podRun) bool { return pr.changed() || pr.unknown }):
 		status = reportedStatus(exitStopped)
 	}
 	if len(todo) == 1 && failed != nil && !interrupted {
@@ -161,11 +167,11 @@ const floorPoll = 2 * time.Second
 
 // nextBatch returns the next batch, of at most size Pods of left: first the
 // Pods that are not Ready, since changing them takes no Pod out of
-// readiness, then as many Ready ones as keep every floor: the run's, its
-// replicas less its limit, of its Pods and their workloads', and each
+// readiness, then as many Ready ones as keep every floor: each workload's,
+// its replicas less its limit, of all of its Pods, and each
 // PodDisruptionBudget's, of every Pod that the budget selects (see floor);
 // of each, first those whose proof can begin soonest (provenSooner). A run
-// that waits on its changes reads its Pods and the budgets' before each
+// that waits on its changes reads its Pods and the floors before each
 // batch (census, budgets), the first one too: the pre-check and its
 // confirmation take a while, and a crash-looping container changes its
 // state every few seconds. A run that does not (--wait=none), whose
@@ -179,14 +185,16 @@ func (r *runner) nextBatch(ctx context.Context, left []*podRun, size int) ([]*po
 	var waitUntil time.Time
 	for read := r.prove != nil; ; read = true {
 		if read {
-			pods, err := r.census(ctx)
+			pods, floors, err := r.census(ctx)
 			if err == nil && r.budgets != nil {
-				r.floors, err = r.budgets(ctx)
+				var budgets []floor
+				budgets, err = r.budgets(ctx)
+				floors = append(floors, budgets...)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("stopped before the next batch: cannot count the Ready Pods: %w", err)
 			}
-			r.counted = pods
+			r.counted, r.floors = pods, floors
 			// Each Pod is patched as it was read now: as the pre-check
 			// read it, long before a later batch, a crash-looping one has
 			// changed since, at each restart, and its patch, conditioned
@@ -208,7 +216,7 @@ func (r *runner) nextBatch(ctx context.Context, left []*podRun, size int) ([]*po
 				ready[pod.UID] = true
 			}
 		}
-		floors := append([]floor{{limit: r.limit, selector: labels.Everything(), ready: len(ready), of: r.replicas}}, r.floors...)
+		floors := slices.Clone(r.floors)
 		var batch, readyOnes []*podRun
 		for _, pr := range slices.SortedStableFunc(slices.Values(left), provenSooner) {
 			switch {
@@ -254,14 +262,13 @@ func (r *runner) nextBatch(ctx context.Context, left []*podRun, size int) ([]*po
 // nil; or, when that would take one of them below its least, leaves them as
 // they are, and returns that one.
 func takeOut(floors []floor, pod *v1.Pod) *floor {
-	counts := func(f *floor) bool { return f.selector.Matches(labels.Set(pod.Labels)) }
 	for i := range floors {
-		if counts(&floors[i]) && floors[i].ready <= floors[i].least() {
+		if floors[i].pods[pod.UID] && floors[i].ready <= floors[i].least() {
 			return &floors[i]
 		}
 	}
 	for i := range floors {
-		if counts(&floors[i]) {
+		if floors[i].pods[pod.UID] {
 			floors[i].ready--
 		}
 	}
@@ -296,9 +303,17 @@ func runsFrom(pr *podRun) (int, time.Time) {
 // one changes a Pod, and waits on the change with wait, when set: the wait
 // ends with proofs, the requests with ctx. The Pod's result says how it
 // went. A Pod whose container someone else changed since the pre-check is
-// left as it is (unchangedSince).
+// left as it is (unchangedSince). A Pod whose change may have been stored
+// (outcomeUnknownError) fails, and the run prints how to put it back.
 func (r *runner) one(ctx, proofs context.Context, pr *podRun, wait func(ctx context.Context, before, stored *v1.Pod, container string) (string, error)) {
 	res, err := r.patcher.apply(ctx, pr.pod, pr.container, unchangedSince{change: r.change, types: pr.changes, checked: pr.checked}, pr.template, false)
+	var unknown *outcomeUnknownError
+	if errors.As(err, &unknown) {
+		pr.result, pr.reason, pr.unknown = resultFailed, err.Error(), true
+		r.report.failed(pr, cause{text: pr.reason})
+		r.report.unknown(pr, r.cmdline)
+		return
+	}
 	if err != nil {
 		if pr.refuse(err); pr.result == resultSkipped {
 			r.report.pod(pr)

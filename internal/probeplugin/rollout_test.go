@@ -87,7 +87,7 @@ func (p *provings) passBatches(t *testing.T, errc <-chan error, errOut *bytes.Bu
 func startRollout(ctx context.Context, names []string, maxInFlight int) (c *cluster, r *runner, errOut *bytes.Buffer, p *provings, errc chan error) {
 	c = newCluster(namedPods(names...)...)
 	r, _, errOut = newRunner(c, relax)
-	r.limit.n = maxInFlight
+	r.largest = maxInFlight
 	p = newProvings(names...)
 	r.prove = p.prove
 	errc = make(chan error)
@@ -220,6 +220,44 @@ func TestRolloutInterrupted(t *testing.T) {
 	})
 }
 
+// An interrupt says what becomes of the Pods in flight as --wait has it:
+// with --wait=applied, they are waited on, proven or until their kubelets
+// applied the change; with --wait=none, they are patched, and not proven.
+func TestRolloutInterruptedAsItWaits(t *testing.T) {
+	proven := func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) { return "proven", nil }
+	for _, tc := range []struct {
+		wait           string
+		prove, applied func(context.Context, *v1.Pod, *v1.Pod, string) (string, error)
+		want           string
+	}{
+		{wait: waitApplied, prove: proven, applied: proven, want: "the Pod in flight is waited on first (--wait=applied)"},
+		{wait: waitNone, want: "the Pod in flight is patched first, not proven (--wait=none)"},
+	} {
+		t.Run(tc.wait, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c := newCluster(namedPods("a", "b")...)
+				r, _, errOut := newRunner(c, relax)
+				r.prove, r.applied = tc.prove, tc.applied
+				ctx, interrupt := context.WithCancel(context.Background())
+				c.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+					if len(action.(k8stesting.PatchActionImpl).PatchOptions.DryRun) == 0 {
+						interrupt()
+						// The interrupt is said while a is in flight.
+						synctest.Wait()
+					}
+					return false, nil, nil
+				})
+				if err := r.run(ctx, &targets{pods: namedPods("a", "b")}); exitStatus(err) != exitInterrupted {
+					t.Errorf("run: %v, want exit status %d", err, exitInterrupted)
+				}
+				if want := "interrupted: no more Pods change, and " + tc.want + "; Ctrl-C again quits at once\n"; !strings.Contains(errOut.String(), want) {
+					t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+				}
+			})
+		})
+	}
+}
+
 // With --undo-on-failure, an interrupt puts back the Pods in flight, and
 // the run lists them apart. (The change makes the liveness probe stricter:
 // a relaxed one is never put back, see TestUndoNeverPutsBackAStricterLiveness.)
@@ -228,7 +266,7 @@ func TestRolloutInterruptedUndo(t *testing.T) {
 		names := []string{"a", "b", "c", "d"}
 		c := newCluster(namedPods(names...)...)
 		r, _, errOut := newRunner(c, setChange{types: []probeType{liveness}, settings: settings{failureThreshold: ptr.To[int32](1)}})
-		r.limit.n, r.undoOnFailure = 4, true
+		r.largest, r.undoOnFailure = 4, true
 		p := newProvings(names...)
 		r.prove = p.proveUntilInterrupted
 		ctx, interrupt := context.WithCancel(context.Background())
@@ -302,7 +340,7 @@ func TestPrecheckConcurrency(t *testing.T) {
 		}
 		c := newCluster(namedPods(names...)...)
 		r, _, _ := newRunner(c, moveReadiness)
-		r.limit.n = 500
+		r.largest = 500
 		var (
 			mu        sync.Mutex
 			now, most int
@@ -430,6 +468,50 @@ func TestRunPatchStoredButAnswerLost(t *testing.T) {
 	}
 }
 
+// A patch whose answer is lost, of a Pod that cannot be read again, may
+// have been stored: the run does not say that it changed nothing. It says
+// that the outcome is unknown, prints the undo of that Pod, which leaves it
+// as it is when the change was not stored, stops, and exits with status 2,
+// as after a change.
+func TestRunPatchOutcomeUnknown(t *testing.T) {
+	for _, stored := range []bool{true, false} {
+		t.Run(fmt.Sprintf("stored: %v", stored), func(t *testing.T) {
+			c := newCluster(namedPods("a", "b")...)
+			lost := errors.New("read tcp 10.0.0.1:51234->10.0.0.2:6443: read: connection reset by peer")
+			c.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+				if patch := action.(k8stesting.PatchActionImpl); patch.Name != "a" || len(patch.PatchOptions.DryRun) > 0 {
+					return false, nil, nil
+				}
+				if stored {
+					if _, _, err := k8stesting.ObjectReaction(c.Tracker())(action); err != nil {
+						return true, nil, err
+					}
+				}
+				return true, nil, lost
+			})
+			c.PrependReactor("get", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, errors.New("dial tcp 10.0.0.2:6443: connect: connection refused")
+			})
+			r, _, errOut := newRunner(c, relax)
+			r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) { return "proven", nil }
+			err := r.run(context.Background(), &targets{pods: namedPods("a", "b")})
+			if got := exitStatus(err); got != exitStopped {
+				t.Errorf("exit status %d (%v), want %d\n%s", got, err, exitStopped, errOut)
+			}
+			undo := "kubectl probe undo deployment/web -n ns --run " + testRun
+			for _, want := range []string{
+				"error: pod/a: whether the change was stored is unknown: the answer to its patch was lost (" + lost.Error() + "), and the Pod cannot be read again (dial tcp 10.0.0.2:6443: connect: connection refused)\n" +
+					"pod/a: to put it back, if the change was stored: kubectl probe undo pod/a -n ns --run " + testRun + " (it leaves the Pod as it is otherwise)\n",
+				"failed (1): pod/a\nnot started, left as they are (1): pod/b\nto put back the Pods that this run changed, or may have (1): " + undo + "\n",
+			} {
+				if !strings.Contains(errOut.String(), want) {
+					t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+				}
+			}
+		})
+	}
+}
+
 // A Pod whose probes someone else changed since the pre-check is left as
 // it is, and skipped: the run would otherwise overwrite that change, or
 // merge its own onto a probe that the pre-check did not try. Here b's
@@ -526,6 +608,18 @@ func readyPods(names []string, notReady ...string) []*v1.Pod {
 	return pods
 }
 
+// oneWorkload makes the run keep the cluster's Pods to one floor, of the
+// Pods expected, with the limit, its largest batch: at first as they are
+// now, then as each census reads them.
+func oneWorkload(r *runner, c *cluster, l limit, of int) {
+	pods, _ := c.pods(context.Background())
+	r.largest, r.floors = l.n, []floor{newFloor("", l, of, pods)}
+	r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) {
+		pods, err := c.pods(ctx)
+		return pods, []floor{newFloor("", l, of, pods)}, err
+	}
+}
+
 // Pods that are not Ready count against the limit: no batch takes the Ready
 // Pods below the floor, the 6 replicas less the limit of 3. Those not Ready
 // change first, as changing them takes no Pod out of readiness: here b and
@@ -537,11 +631,11 @@ func TestRolloutKeepsTheFloor(t *testing.T) {
 		pods := readyPods(names, "b", "e")
 		c := newCluster(pods...)
 		r, _, errOut := newRunner(c, relax)
-		r.limit = limit{n: 3, why: "maxUnavailable 50% of deployment.apps/web's 6 replicas"}
+		oneWorkload(r, c, limit{n: 3, why: "maxUnavailable 50% of deployment.apps/web's 6 replicas"}, 6)
 		p := newProvings(names...)
 		r.prove = p.prove
 		errc := make(chan error)
-		go func() { errc <- r.run(context.Background(), &targets{pods: pods, replicas: 6}) }()
+		go func() { errc <- r.run(context.Background(), &targets{pods: pods}) }()
 		p.passBatches(t, errc, errOut, []string{"b"}, []string{"a", "e"}, []string{"c"}, []string{"d"}, []string{"f"})
 	})
 }
@@ -601,10 +695,11 @@ func TestRolloutWaitsForTheFloor(t *testing.T) {
 						t.Fatalf("targets %v, want a, b and c", names)
 					}
 					r, _, errOut := newRunner(c, relax)
-					if r.limit, err = chooseMaxInFlight("", tg.replicas, tg.limits); err != nil {
+					if r.largest, err = tg.chooseLimits("", nil); err != nil {
 						t.Fatal(err)
 					}
-					r.census = func(ctx context.Context) ([]*v1.Pod, error) { return tg.current(ctx, c, o) }
+					r.floors = tg.workloadFloors()
+					r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) { return tg.current(ctx, c, o) }
 					r.waitTimeout = time.Minute
 					p := newProvings("a", "b", "c")
 					r.prove = p.prove
@@ -615,7 +710,7 @@ func TestRolloutWaitsForTheFloor(t *testing.T) {
 					if _, patches := c.sent(); len(patches) > 0 {
 						t.Fatalf("patched %v below the floor\n%s", patches, errOut)
 					}
-					waiting := "batches: waiting for Pods to turn Ready before the next batch: 3 of 4 Pods Ready, and at least 3 must stay Ready (maxUnavailable 25% of deployment.apps/web's 4 replicas)\n"
+					waiting := "batches: waiting for Pods to turn Ready before the next batch: deployment.apps/web: 3 of 4 Pods Ready, and at least 3 must stay Ready (maxUnavailable 25% of deployment.apps/web's 4 replicas)\n"
 					if !turnsReady {
 						err := <-errc
 						if got := exitStatus(err); got != 1 {
@@ -624,7 +719,7 @@ func TestRolloutWaitsForTheFloor(t *testing.T) {
 						if waited := time.Since(start); waited != time.Minute {
 							t.Errorf("stopped after %s, want after --wait-timeout, 1m", waited)
 						}
-						if want := waiting + "error: stopped before the next batch: 3 of 4 Pods Ready, and at least 3 must stay Ready"; !strings.Contains(errOut.String(), want) {
+						if want := waiting + "error: stopped before the next batch: deployment.apps/web: 3 of 4 Pods Ready, and at least 3 must stay Ready"; !strings.Contains(errOut.String(), want) {
 							t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
 						}
 						if _, patches := c.sent(); len(patches) > 0 {
@@ -730,13 +825,168 @@ func TestRolloutKeepsToBudgets(t *testing.T) {
 	}
 }
 
+// deploymentOf returns deployment.apps/NAME, which asks for replicas and
+// may have maxUnavailable of them out of service, its ReplicaSet NAME-1,
+// and its Pods NAME-SUFFIX, labelled app=NAME, Ready but for those whose
+// suffix is in notReady.
+func deploymentOf(name string, replicas int32, maxUnavailable intstr.IntOrString, suffixes []string, notReady ...string) (*appsv1.Deployment, *appsv1.ReplicaSet, []*v1.Pod) {
+	app := map[string]string{"app": name}
+	selector := &metav1.LabelSelector{MatchLabels: app}
+	deployment := &appsv1.Deployment{ObjectMeta: objectMeta(name, "d-"+name, app, nil, ""), Spec: appsv1.DeploymentSpec{Replicas: ptr.To(replicas), Selector: selector, Strategy: appsv1.DeploymentStrategy{
+		Type: appsv1.RollingUpdateDeploymentStrategyType, RollingUpdate: &appsv1.RollingUpdateDeployment{MaxUnavailable: &maxUnavailable}}}}
+	rs := &appsv1.ReplicaSet{ObjectMeta: objectMeta(name+"-1", "rs-"+name, app, deployment, "Deployment"), Spec: appsv1.ReplicaSetSpec{Selector: selector}}
+	rs.OwnerReferences[0].APIVersion = "apps/v1"
+	var names, notReadyNames []string
+	for _, s := range suffixes {
+		names = append(names, name+"-"+s)
+		if slices.Contains(notReady, s) {
+			notReadyNames = append(notReadyNames, name+"-"+s)
+		}
+	}
+	pods := readyPods(names, notReadyNames...)
+	for _, pod := range pods {
+		pod.Labels = map[string]string{"app": name}
+		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID, Controller: ptr.To(true)}}
+	}
+	return deployment, rs, pods
+}
+
+// runOptions returns the options of a run of set on the cluster, whose
+// workloads o knows, with --wait=none and --skip-check, and what it prints.
+func runOptions(c *cluster, o *owners) (*changeOptions, *bytes.Buffer) {
+	var out, errOut bytes.Buffer
+	opts := newChangeOptions(genericiooptions.IOStreams{Out: &out, ErrOut: &errOut}, "probes set", true)
+	opts.clients = clients{namespace: "ns", getter: apiOf{c}, client: c, owners: o}
+	opts.wait, opts.waitTimeout, opts.skipCheck = waitNone, time.Minute, true
+	opts.report = newTestReporter(&out, &errOut, "", "probes set")
+	opts.cmdline = &commandLine{connection: []string{"-n", "ns"}}
+	return opts, &errOut
+}
+
+// Each workload of a run keeps its own floor, and its own limit: a Pod of
+// one that is not Ready holds back that workload's Pods, not another's.
+// Here -l pick=yes selects api-a of deployment.apps/api, whose 2 replicas
+// may have 1 out of readiness, and whose api-b is not Ready; and the 4 Pods
+// of deployment.apps/web, which may have 2 out. web's Pods change, 2 at a
+// time; api-a waits for api-b to turn Ready, for --wait-timeout, and the
+// run then stops.
+func TestRunKeepsEachWorkloadsFloor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		api, apiRS, apiPods := deploymentOf("api", 2, intstr.FromString("25%"), []string{"a", "b"}, "b")
+		web, webRS, webPods := deploymentOf("web", 4, intstr.FromInt32(2), []string{"a", "b", "c", "d"})
+		pods := append(apiPods, webPods...)
+		for _, pod := range pods {
+			if pod.Name != "api-b" {
+				pod.Labels["pick"] = "yes"
+			}
+		}
+		o, _ := newTestOwners(t, api, apiRS, web, webRS)
+		c := newCluster(pods...)
+		opts, errOut := runOptions(c, o)
+		opts.selector = "pick=yes"
+		start := time.Now()
+		err := opts.run(context.Background(), relax)
+		if got := exitStatus(err); got != exitStopped || time.Since(start) != time.Minute {
+			t.Errorf("exit status %d (%v) after %s, want %d after --wait-timeout, 1m\n%s", got, err, time.Since(start), exitStopped, errOut)
+		}
+		if _, patches := c.sent(); !slices.Equal(sortedCopy(patches), []string{"web-a", "web-b", "web-c", "web-d"}) {
+			t.Errorf("patched %v, want web's Pods\n%s", patches, errOut)
+		}
+		api1 := "maxUnavailable 25% of deployment.apps/api's 2 replicas is 0, but a probe change cannot surge"
+		for _, want := range []string{
+			"batches: the first Pod alone, then up to 2 at a time, and of each workload at most its limit out of readiness:\n" +
+				"- deployment.apps/api: 1: " + api1 + "; not Ready now: 1 of the 2 Pods that it counts, which count against it; the run's own change first\n" +
+				"- deployment.apps/web: 2: maxUnavailable 2 of deployment.apps/web's 4 replicas\n",
+			"batches: waiting for Pods to turn Ready before the next batch: deployment.apps/api: 1 of 2 Pods Ready, and at least 1 must stay Ready (" + api1 + ")\n",
+		} {
+			if !strings.Contains(errOut.String(), want) {
+				t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+			}
+		}
+	})
+}
+
+// The batches of a run over the Pods of two workloads keep each one's
+// floor: here web's Pods change, 2 at a time, its limit, while api-a waits
+// for api-b to turn Ready (see TestRunKeepsEachWorkloadsFloor).
+func TestRolloutKeepsEachWorkloadsFloor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		api, apiRS, apiPods := deploymentOf("api", 2, intstr.FromString("25%"), []string{"a", "b"}, "b")
+		web, webRS, webPods := deploymentOf("web", 4, intstr.FromInt32(2), []string{"a", "b", "c", "d"})
+		o, _ := newTestOwners(t, api, apiRS, web, webRS)
+		c := newCluster(append(apiPods, webPods...)...)
+		tg, err := resolveTargets(context.Background(), apiOf{c}, c, o, "ns", []string{"api-a", "web-a", "web-b", "web-c", "web-d"}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _, errOut := newRunner(c, relax)
+		if r.largest, err = tg.chooseLimits("", nil); err != nil {
+			t.Fatal(err)
+		}
+		r.floors = tg.workloadFloors()
+		r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) { return tg.current(ctx, c, o) }
+		p := newProvings("api-a", "web-a", "web-b", "web-c", "web-d")
+		r.prove = p.prove
+		errc := make(chan error)
+		go func() { errc <- r.run(context.Background(), tg) }()
+		for _, batch := range [][]string{{"web-a"}, {"web-b", "web-c"}, {"web-d"}} {
+			if got := p.inFlight(); !slices.Equal(got, batch) {
+				t.Fatalf("in flight %v, want the batch %v\n%s", got, batch, errOut)
+			}
+			for _, n := range batch {
+				p.results[n] <- nil
+			}
+		}
+		if got := p.inFlight(); len(got) > 0 {
+			t.Fatalf("in flight %v while api-b is not Ready\n%s", got, errOut)
+		}
+		b, err := c.CoreV1().Pods("ns").Get(context.Background(), "api-b", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Status.Conditions = []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue}}
+		if _, err := c.CoreV1().Pods("ns").UpdateStatus(context.Background(), b, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(floorPoll)
+		p.passBatches(t, errc, errOut, []string{"api-a"})
+	})
+}
+
+// A workload named with another that it controls, a Deployment with its
+// ReplicaSet, counts its Pods once, under the Deployment: its 4 replicas,
+// of which 1 may be out of readiness, not 8.
+func TestRunCountsNestedWorkloadsOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		deployment, rs, pods := deploymentOf("web", 4, intstr.FromString("25%"), []string{"a", "b", "c", "d"})
+		o, _ := newTestOwners(t, deployment, rs)
+		c := newCluster(pods...)
+		for _, obj := range []runtime.Object{deployment, rs} {
+			if err := c.Tracker().Add(obj); err != nil {
+				t.Fatal(err)
+			}
+		}
+		opts, errOut := runOptions(c, o)
+		opts.args = []string{"deployment/web", "replicaset/web-1"}
+		if err := opts.run(context.Background(), relax); err != nil {
+			t.Fatalf("run: %v (exit status %d)\n%s", err, exitStatus(err), errOut)
+		}
+		if _, patches := c.sent(); !slices.Equal(patches, []string{"web-a", "web-b", "web-c", "web-d"}) {
+			t.Errorf("patched %v, want every Pod\n%s", patches, errOut)
+		}
+		if want := "batches: one Pod at a time: maxUnavailable 25% of deployment.apps/web's 4 replicas\n"; !strings.Contains(errOut.String(), want) {
+			t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+		}
+	})
+}
+
 // With --wait=applied, the first Pod is proven, and each Pod after it is
 // waited on only until its kubelet applied the change.
 func TestRolloutWaitApplied(t *testing.T) {
 	names := []string{"a", "b", "c"}
 	c := newCluster(namedPods(names...)...)
 	r, _, errOut := newRunner(c, relax)
-	r.limit.n = 2
+	r.largest = 2
 	var (
 		mu             sync.Mutex
 		proven, waited []string
@@ -776,7 +1026,7 @@ func TestRolloutWaitAppliedProvesUntilOneIs(t *testing.T) {
 			names := []string{"a", "b", "c", "d", "e"}
 			c := newCluster(namedPods(names...)...)
 			r, _, errOut := newRunner(c, relax)
-			r.limit.n = 2
+			r.largest = 2
 			var (
 				mu             sync.Mutex
 				proven, waited []string
@@ -824,7 +1074,7 @@ func TestRolloutProvesSoonestFirst(t *testing.T) {
 		}
 		c := newCluster(pods...)
 		r, _, errOut := newRunner(c, relax)
-		r.limit.n = 4
+		r.largest = 4
 		p := newProvings(names...)
 		r.prove = p.prove
 		errc := make(chan error)
@@ -846,15 +1096,16 @@ func TestRolloutWaitNoneKeepsTheFloor(t *testing.T) {
 		pods := readyPods(names, "a", "b")
 		c := newCluster(pods...)
 		r, _, errOut := newRunner(c, relax)
-		r.limit = limit{n: 1, why: "maxUnavailable 25% of deployment.apps/web's 4 replicas"}
+		oneWorkload(r, c, limit{n: 1, why: "maxUnavailable 25% of deployment.apps/web's 4 replicas"}, 4)
 		r.waitTimeout = time.Minute
 		var reads atomic.Int32
-		r.census = func(ctx context.Context) ([]*v1.Pod, error) {
+		census := r.census
+		r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) {
 			reads.Add(1)
-			return c.pods(ctx)
+			return census(ctx)
 		}
 		errc := make(chan error)
-		go func() { errc <- r.run(context.Background(), &targets{pods: pods, replicas: 4}) }()
+		go func() { errc <- r.run(context.Background(), &targets{pods: pods}) }()
 		synctest.Wait()
 		if _, patches := c.sent(); !slices.Equal(patches, []string{"a", "b"}) {
 			t.Fatalf("patched %v before the Pods turned Ready, want a and b, which are not Ready\n%s", patches, errOut)
@@ -892,11 +1143,11 @@ func TestRolloutDoublesPastTheFloor(t *testing.T) {
 		pods := readyPods(names)
 		c := newCluster(append(readyPods(others), pods...)...)
 		r, _, errOut := newRunner(c, relax)
-		r.limit = limit{n: 8, why: "--max-in-flight=8"}
+		oneWorkload(r, c, limit{n: 8, why: "--max-in-flight=8"}, 19)
 		p := newProvings(names...)
 		r.prove = p.prove
 		errc := make(chan error)
-		go func() { errc <- r.run(context.Background(), &targets{pods: pods, replicas: 19}) }()
+		go func() { errc <- r.run(context.Background(), &targets{pods: pods}) }()
 		setReady := func(notReady ...string) {
 			for _, pod := range readyPods(others, notReady...) {
 				if _, err := c.CoreV1().Pods("ns").UpdateStatus(context.Background(), pod, metav1.UpdateOptions{}); err != nil {
@@ -935,7 +1186,7 @@ func TestRolloutPatchesPodsAsTheyAreNow(t *testing.T) {
 		c := newCluster(namedPods(names...)...)
 		requireResourceVersion(c)
 		r, _, errOut := newRunner(c, relax)
-		r.limit.n = 2
+		r.largest = 2
 		p := newProvings(names...)
 		r.prove = p.prove
 		errc := make(chan error)

@@ -1,7 +1,6 @@
 package probeplugin
 
 import (
-	"cmp"
 	"context"
 	"slices"
 	"time"
@@ -60,6 +59,9 @@ type podRun struct {
 	interrupted bool
 	// gone is set for a Pod deleted or recreated after its change.
 	gone bool
+	// unknown is set for a Pod whose change may have been stored: the
+	// answer to its patch was lost, and it could not be read again.
+	unknown bool
 	// waited is set for a Pod whose change was waited on to the end, on
 	// its node.
 	waited bool
@@ -91,19 +93,19 @@ type runner struct {
 	templates *templates
 	// dryRun is "", "client" or "server".
 	dryRun string
-	// limit is the most Pods that the run takes out of readiness at once,
-	// its largest batch; replicas, less the limit, is the fewest Ready Pods
-	// it leaves of its Pods and their workloads' (see nextBatch).
-	limit    limit
-	replicas int
+	// largest is the run's largest batch: the largest limit of its
+	// workloads, each of which it takes no more of out of readiness at
+	// once (see nextBatch).
+	largest int
 	// census reads the Pods of the run and of their workloads as they are
-	// now, to count the Ready ones before a batch (see nextBatch); counted
-	// are the Pods as last read, at first as the run's targets were.
-	census  func(ctx context.Context) ([]*v1.Pod, error)
+	// now, and the floors of those workloads, which count them, before a
+	// batch (see nextBatch); counted are the Pods as last read, at first as
+	// the run's targets were.
+	census  func(ctx context.Context) ([]*v1.Pod, []floor, error)
 	counted []*v1.Pod
 	// budgets, when set, reads the floors of the PodDisruptionBudgets that
 	// select the run's Pods again, with the census; floors are the floors
-	// as last read.
+	// of the workloads and of the budgets as last read.
 	budgets func(ctx context.Context) ([]floor, error)
 	floors  []floor
 	// prove, when set, proves each change (--wait=proven, and the first
@@ -144,7 +146,6 @@ func (r *runner) run(ctx context.Context, t *targets) error {
 		active = append(active, pr)
 	}
 	r.runs = runs
-	r.replicas = cmp.Or(t.replicas, len(t.pods))
 	r.counted = t.pods
 	defer func() { r.report.results(runs) }()
 	for _, pr := range runs {

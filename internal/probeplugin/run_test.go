@@ -143,8 +143,11 @@ func newRunner(c *cluster, ch change) (*runner, *bytes.Buffer, *bytes.Buffer) {
 	return &runner{
 		patcher: &patcher{client: c, fieldManager: "kubectl-probe"},
 		change:  recorded{change: ch, run: testRun, time: testRunTime},
-		limit:   limit{n: 1},
-		census:  c.pods,
+		largest: 1,
+		census: func(ctx context.Context) ([]*v1.Pod, []floor, error) {
+			pods, err := c.pods(ctx)
+			return pods, nil, err
+		},
 		prober:  fakeProber{},
 		cmdline: &commandLine{targets: []string{"deployment/web"}, connection: []string{"-n", "ns"}, run: testRun},
 		report:  newTestReporter(&out, &errOut, "", "probes set"),

@@ -201,22 +201,17 @@ type targets struct {
 	// workloads names the workloads that the command line named, such as
 	// deployment.apps/web, whose Pods are among pods.
 	workloads []string
-	// limits are the own limits of Pods out of service at once (see
-	// workloadLimit) of the workloads named, and of those that the Pods
-	// named or selected belong to.
-	limits []limit
-	// replicas is how many Pods those workloads ask for, and one for each
-	// Pod named or selected that belongs to none: what --max-in-flight=N%
-	// is of, and what the run's floor of Ready Pods is counted from.
-	replicas int
-	// ownersUnread is why the workloads of the Pods named or selected
-	// could not be read (owners.workloadsOf); nil when they were.
+	// floors are the workloads whose Pods a run counts, each Pod once
+	// (owners.workloadsOf): those named, and those that the Pods named or
+	// selected belong to; and last, when there are any, the Pods named or
+	// selected that belong to none, or to one whose Pods cannot be read.
+	floors []*workloadFloor
+	// ownersUnread is why the workloads of the Pods named or selected, or
+	// their Pods, could not be read; nil when they were.
 	ownersUnread error
 
-	// What current reads again: the Pods named, the workloads (named, and
-	// those of the Pods named or selected), and the selector.
+	// What current reads again: the Pods named, and the selector.
 	named     []string
-	objects   []*unstructured.Unstructured
 	selector  string
 	namespace string
 }
@@ -279,7 +274,12 @@ func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGett
 			t.pods = append(t.pods, pod)
 		}
 	}
-	var direct []*v1.Pod
+	var (
+		direct []*v1.Pod
+		named  []*unstructured.Unstructured
+		// podsOf are the Pods of the workloads read, by their UIDs.
+		podsOf = map[types.UID][]*v1.Pod{}
+	)
 	for _, info := range infos {
 		obj, ok := info.Object.(*unstructured.Unstructured)
 		if !ok {
@@ -302,35 +302,42 @@ func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGett
 		}
 		name := objectName(gk, info.Name)
 		o.know(obj)
-		pods, err := t.count(ctx, client, o, obj)
+		pods, err := o.podsOf(ctx, client, obj)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if len(pods) == 0 {
 			return nil, fmt.Errorf("%s controls no Pods, through owner references", name)
 		}
 		t.workloads = append(t.workloads, name)
+		named = append(named, obj)
+		podsOf[obj.GetUID()] = pods
 		add(pods...)
 	}
-	groups, err := o.workloadsOf(ctx, direct, t.objects)
+	groups, err := o.workloadsOf(ctx, named, direct)
 	t.ownersUnread = err
+	var alone []*v1.Pod
 	for _, g := range groups {
-		if g.workload != nil {
-			_, err := t.count(ctx, client, o, g.workload)
-			if err == nil {
+		if g.workload == nil {
+			alone = append(alone, g.pods...)
+			continue
+		}
+		pods, ok := podsOf[g.workload.GetUID()]
+		if !ok {
+			if pods, err = o.podsOf(ctx, client, g.workload); err != nil {
+				if t.ownersUnread == nil {
+					t.ownersUnread = fmt.Errorf("%s: %w", nameOf(g.workload), err)
+				}
+				// Pods of a workload whose Pods cannot be read count
+				// alone.
+				alone = append(alone, g.pods...)
 				continue
 			}
-			if t.ownersUnread == nil {
-				t.ownersUnread = err
-			}
 		}
-		// Pods of no workload, or of one whose Pods cannot be read, count
-		// alone.
-		for _, pod := range g.pods {
-			if leaving(pod) == "" {
-				t.replicas++
-			}
-		}
+		t.floors = append(t.floors, newWorkloadFloor(g.workload, pods))
+	}
+	if alone = slices.DeleteFunc(alone, func(pod *v1.Pod) bool { return leaving(pod) != "" }); len(alone) > 0 {
+		t.floors = append(t.floors, &workloadFloor{floor: newFloor("", limit{}, len(alone), alone)})
 	}
 	if len(t.pods)+len(t.skipped) == 0 {
 		return nil, fmt.Errorf("no Pods in namespace %q match -l %s", namespace, selector)
@@ -338,65 +345,87 @@ func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGett
 	return t, nil
 }
 
-// count counts the workload in: its limit, its replicas, and its Pods,
-// which current reads again. It returns the Pods that it controls now.
-func (t *targets) count(ctx context.Context, client kubernetes.Interface, o *owners, workload *unstructured.Unstructured) ([]*v1.Pod, error) {
+// newWorkloadFloor returns the workload with its floor, which counts the
+// Pods that it controls, but those terminating or finished, of its
+// replicas; a kind that does not say how many Pods it asks for asks for
+// those (a Job's done Pods do not count).
+func newWorkloadFloor(workload *unstructured.Unstructured, pods []*v1.Pod) *workloadFloor {
 	name := nameOf(workload)
-	pods, err := o.podsOf(ctx, client, workload)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if slices.ContainsFunc(t.objects, func(o *unstructured.Unstructured) bool { return o.GetUID() == workload.GetUID() }) {
-		// Named twice: counted once.
-		return pods, nil
-	}
-	t.objects = append(t.objects, workload)
-	if l := workloadLimit(name, workload); l != nil {
-		t.limits = append(t.limits, *l)
-	}
-	// A kind that does not say how many Pods it asks for asks for those
-	// it has that are not terminating or finished (a Job's done Pods).
-	t.replicas += replicasOf(workload, len(slices.DeleteFunc(slices.Clone(pods), func(pod *v1.Pod) bool { return leaving(pod) != "" })))
-	return pods, nil
+	pods = slices.DeleteFunc(slices.Clone(pods), func(pod *v1.Pod) bool { return leaving(pod) != "" })
+	return &workloadFloor{workload: workload, own: workloadLimit(name, workload), floor: newFloor(name, limit{}, replicasOf(workload, len(pods)), pods)}
 }
 
-// current reads the Pods of t again, as they are now: the Pods named that
-// are still there, the Pods that the workloads control now (those named,
-// and those that the Pods named or selected belong to), the Pods that the
-// selector selects now; each once, but for those terminating or finished.
-func (t *targets) current(ctx context.Context, client kubernetes.Interface, o *owners) ([]*v1.Pod, error) {
+// workloadFloors returns the floors of the workloads of t, as they were
+// read.
+func (t *targets) workloadFloors() []floor {
+	var floors []floor
+	for _, w := range t.floors {
+		floors = append(floors, w.floor)
+	}
+	return floors
+}
+
+// current reads the Pods of t again, as they are now: the Pods that the
+// workloads control now (those named, and those that the Pods named or
+// selected belong to), the Pods named that are still there, the Pods that
+// the selector selects now; each once, but for those terminating or
+// finished. It returns them, and the floors of the workloads, each
+// counting its Pods now, and the floor of the Pods that belong to none,
+// the other Pods named or selected.
+func (t *targets) current(ctx context.Context, client kubernetes.Interface, o *owners) ([]*v1.Pod, []floor, error) {
 	pods := client.CoreV1().Pods(t.namespace)
-	var all []*v1.Pod
+	var (
+		all    []*v1.Pod
+		floors []floor
+		alone  *workloadFloor
+		seen   = map[types.UID]bool{}
+	)
+	// keep returns the Pods of read that are not counted yet, and counts
+	// them.
+	keep := func(read []*v1.Pod) []*v1.Pod {
+		read = slices.DeleteFunc(read, func(pod *v1.Pod) bool {
+			drop := seen[pod.UID] || leaving(pod) != ""
+			seen[pod.UID] = true
+			return drop
+		})
+		all = append(all, read...)
+		return read
+	}
+	for _, w := range t.floors {
+		if w.workload == nil {
+			alone = w
+			continue
+		}
+		controlled, err := o.podsOf(ctx, client, w.workload)
+		if err != nil {
+			return nil, nil, err
+		}
+		f := w.floor
+		floors = append(floors, newFloor(f.name, f.limit, f.of, keep(controlled)))
+	}
+	var others []*v1.Pod
 	for _, name := range t.named {
 		pod, err := pods.Get(ctx, name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
 		case err != nil:
-			return nil, err
+			return nil, nil, err
 		default:
-			all = append(all, pod)
+			others = append(others, pod)
 		}
-	}
-	for _, obj := range t.objects {
-		of, err := o.podsOf(ctx, client, obj)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, of...)
 	}
 	if t.selector != "" {
 		list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: t.selector})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for i := range list.Items {
-			all = append(all, &list.Items[i])
+			others = append(others, &list.Items[i])
 		}
 	}
-	seen := map[types.UID]bool{}
-	return slices.DeleteFunc(all, func(pod *v1.Pod) bool {
-		drop := seen[pod.UID] || leaving(pod) != ""
-		seen[pod.UID] = true
-		return drop
-	}), nil
+	others = keep(others)
+	if alone != nil {
+		floors = append(floors, newFloor("", alone.floor.limit, alone.floor.of, others))
+	}
+	return all, floors, nil
 }

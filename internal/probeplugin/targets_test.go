@@ -75,7 +75,7 @@ func newTestOwners(t *testing.T, objects ...runtime.Object) (*owners, *fake.Clie
 	for _, gvk := range []schema.GroupVersionKind{
 		appsv1.SchemeGroupVersion.WithKind("Deployment"), appsv1.SchemeGroupVersion.WithKind("ReplicaSet"),
 		appsv1.SchemeGroupVersion.WithKind("StatefulSet"), appsv1.SchemeGroupVersion.WithKind("DaemonSet"),
-		batchv1.SchemeGroupVersion.WithKind("Job"), rolloutKind,
+		batchv1.SchemeGroupVersion.WithKind("Job"), batchv1.SchemeGroupVersion.WithKind("CronJob"), rolloutKind,
 	} {
 		mapper.Add(gvk, meta.RESTScopeNamespace)
 	}
@@ -201,13 +201,22 @@ func TestWorkloadPods(t *testing.T) {
 // Pods named or selected keep to the workloads they belong to, each once,
 // as those workloads named would: a Deployment's Pods through its
 // ReplicaSet, a StatefulSet's; a Pod without a controller belongs to none,
-// and a workload that the command line named is left out, counted already.
+// and a Pod of a workload that the command line named counts with it. Each
+// Pod counts once, under its top workload: a workload named twice counts
+// once, and one that another of them controls, a ReplicaSet named with its
+// Deployment, or whose Deployment a Pod named belongs to, or a Job named
+// with its CronJob, does not count apart.
 func TestOwnerWorkloads(t *testing.T) {
 	app := map[string]string{"app": "web"}
 	deployment := &appsv1.Deployment{ObjectMeta: objectMeta("web", "d", app, nil, ""), Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](12)}}
 	rs := &appsv1.ReplicaSet{ObjectMeta: objectMeta("web-1", "rs-1", app, deployment, "Deployment")}
 	rs.OwnerReferences[0].APIVersion = "apps/v1"
+	rs2 := &appsv1.ReplicaSet{ObjectMeta: objectMeta("web-2", "rs-2", app, deployment, "Deployment")}
+	rs2.OwnerReferences[0].APIVersion = "apps/v1"
 	statefulSet := &appsv1.StatefulSet{ObjectMeta: objectMeta("db", "ss", nil, nil, ""), Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](3)}}
+	cronJob := &batchv1.CronJob{ObjectMeta: objectMeta("nightly", "cj", nil, nil, "")}
+	job := &batchv1.Job{ObjectMeta: objectMeta("nightly-1", "job", nil, cronJob, "CronJob")}
+	job.OwnerReferences[0].APIVersion = "batch/v1"
 	owned := func(name string, owner metav1.Object, kind string) *v1.Pod {
 		pod := ownedPod(name, app, owner, kind)
 		if owner != nil {
@@ -216,35 +225,63 @@ func TestOwnerWorkloads(t *testing.T) {
 		return pod
 	}
 	pods := []*v1.Pod{owned("web-1-a", rs, "ReplicaSet"), owned("web-1-b", rs, "ReplicaSet"), owned("db-0", statefulSet, "StatefulSet"), owned("orphan", nil, "")}
-	o, _ := newTestOwners(t, deployment, rs, statefulSet)
+	o, _ := newTestOwners(t, deployment, rs, rs2, statefulSet, cronJob, job)
 
-	groups := func(known ...*unstructured.Unstructured) ([]string, error) {
-		belonging, err := o.workloadsOf(context.Background(), pods, known)
-		var names []string
-		for _, b := range belonging {
-			name := "none"
-			if b.workload != nil {
-				name = nameOf(b.workload)
+	for _, tc := range []struct {
+		name  string
+		named []runtime.Object
+		pods  []*v1.Pod
+		want  []string
+	}{{
+		name: "none named",
+		pods: pods,
+		want: []string{"deployment.apps/web pod/web-1-a pod/web-1-b", "statefulset.apps/db pod/db-0", "none pod/orphan"},
+	}, {
+		name:  "the Deployment named, twice",
+		named: []runtime.Object{deployment, deployment},
+		pods:  pods,
+		want:  []string{"deployment.apps/web pod/web-1-a pod/web-1-b", "statefulset.apps/db pod/db-0", "none pod/orphan"},
+	}, {
+		name:  "the ReplicaSet named, which counts its Pods: its Deployment does not again",
+		named: []runtime.Object{rs},
+		pods:  pods,
+		want:  []string{"replicaset.apps/web-1", "statefulset.apps/db pod/db-0", "none pod/orphan"},
+	}, {
+		name:  "the ReplicaSet named with its Deployment",
+		named: []runtime.Object{rs, deployment},
+		pods:  pods,
+		want:  []string{"deployment.apps/web pod/web-1-a pod/web-1-b", "statefulset.apps/db pod/db-0", "none pod/orphan"},
+	}, {
+		name:  "the ReplicaSet named, and a Pod of the Deployment's other ReplicaSet",
+		named: []runtime.Object{rs},
+		pods:  []*v1.Pod{owned("web-2-a", rs2, "ReplicaSet")},
+		want:  []string{"deployment.apps/web pod/web-2-a"},
+	}, {
+		name:  "a Job named with its CronJob",
+		named: []runtime.Object{job, cronJob},
+		want:  []string{"cronjob.batch/nightly"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var named []*unstructured.Unstructured
+			for _, obj := range tc.named {
+				named = append(named, asUnstructured(t, obj))
 			}
-			for _, pod := range b.pods {
-				name += " pod/" + pod.Name
+			belonging, err := o.workloadsOf(context.Background(), named, tc.pods)
+			var got []string
+			for _, b := range belonging {
+				name := "none"
+				if b.workload != nil {
+					name = nameOf(b.workload)
+				}
+				for _, pod := range b.pods {
+					name += " pod/" + pod.Name
+				}
+				got = append(got, name)
 			}
-			names = append(names, name)
-		}
-		return names, err
-	}
-	got, err := groups()
-	if want := []string{"deployment.apps/web pod/web-1-a pod/web-1-b", "statefulset.apps/db pod/db-0", "none pod/orphan"}; err != nil || !cmp.Equal(got, want) {
-		t.Errorf("workloads %v, %v; want %v", got, err, want)
-	}
-	got, err = groups(asUnstructured(t, deployment))
-	if want := []string{"statefulset.apps/db pod/db-0", "none pod/orphan"}; err != nil || !cmp.Equal(got, want) {
-		t.Errorf("with the Deployment named: workloads %v, %v; want %v", got, err, want)
-	}
-	// The ReplicaSet named counts its Pods: its Deployment does not again.
-	got, err = groups(asUnstructured(t, rs))
-	if want := []string{"statefulset.apps/db pod/db-0", "none pod/orphan"}; err != nil || !cmp.Equal(got, want) {
-		t.Errorf("with the ReplicaSet named: workloads %v, %v; want %v", got, err, want)
+			if err != nil || !cmp.Equal(got, tc.want) {
+				t.Errorf("workloads %v, %v; want %v", got, err, tc.want)
+			}
+		})
 	}
 }
 
@@ -350,24 +387,38 @@ func (a apiOf) ToDiscoveryClient() (discovery.CachedDiscoveryInterface, error) {
 
 func (a apiOf) ToRESTMapper() (meta.RESTMapper, error) {
 	mapper := meta.NewDefaultRESTMapper(nil)
-	mapper.Add(v1.SchemeGroupVersion.WithKind("Pod"), meta.RESTScopeNamespace)
+	for _, gvk := range []schema.GroupVersionKind{
+		v1.SchemeGroupVersion.WithKind("Pod"),
+		appsv1.SchemeGroupVersion.WithKind("Deployment"), appsv1.SchemeGroupVersion.WithKind("ReplicaSet"),
+	} {
+		mapper.Add(gvk, meta.RESTScopeNamespace)
+	}
 	return mapper, nil
 }
 
 func (a apiOf) ToRawKubeConfigLoader() clientcmd.ClientConfig { return nil }
 
-// RoundTrip answers a read of a Pod, or a list of Pods, from the client.
+// RoundTrip answers a read of a Pod, a Deployment or a ReplicaSet, or a
+// list of Pods, from the client.
 func (a apiOf) RoundTrip(req *http.Request) (*http.Response, error) {
 	var (
 		obj runtime.Object
 		err error
 	)
+	// /api/v1/namespaces/NS/RESOURCE[/NAME], or /apis/GROUP/VERSION/...
 	path := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	if path[0] == "apis" {
+		path = path[1:]
+	}
 	switch {
 	case len(path) == 5 && path[2] == "namespaces" && path[4] == "pods":
 		obj, err = a.client.CoreV1().Pods(path[3]).List(req.Context(), metav1.ListOptions{LabelSelector: req.URL.Query().Get("labelSelector")})
 	case len(path) == 6 && path[2] == "namespaces" && path[4] == "pods":
 		obj, err = a.client.CoreV1().Pods(path[3]).Get(req.Context(), path[5], metav1.GetOptions{})
+	case len(path) == 6 && path[2] == "namespaces" && path[4] == "deployments":
+		obj, err = a.client.AppsV1().Deployments(path[3]).Get(req.Context(), path[5], metav1.GetOptions{})
+	case len(path) == 6 && path[2] == "namespaces" && path[4] == "replicasets":
+		obj, err = a.client.AppsV1().ReplicaSets(path[3]).Get(req.Context(), path[5], metav1.GetOptions{})
 	default:
 		err = apierrors.NewNotFound(schema.GroupResource{}, req.URL.Path)
 	}
@@ -378,7 +429,7 @@ func (a apiOf) RoundTrip(req *http.Request) (*http.Response, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	body, err := runtime.Encode(scheme.Codecs.LegacyCodec(v1.SchemeGroupVersion, metav1.SchemeGroupVersion), obj)
+	body, err := runtime.Encode(scheme.Codecs.LegacyCodec(v1.SchemeGroupVersion, appsv1.SchemeGroupVersion, metav1.SchemeGroupVersion), obj)
 	if err != nil {
 		return nil, err
 	}
@@ -387,8 +438,7 @@ func (a apiOf) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // A workload that does not say how many Pods it asks for, such as a Job,
 // asks for those it has that are not terminating or finished: its done
-// Pods would hold the run's floor out of reach. A workload named twice
-// counts once.
+// Pods would hold the run's floor out of reach.
 func TestCountWorkloadWithoutReplicas(t *testing.T) {
 	app := map[string]string{"app": "batch"}
 	job := &batchv1.Job{ObjectMeta: objectMeta("batch", "job", nil, nil, ""), Spec: batchv1.JobSpec{Selector: &metav1.LabelSelector{MatchLabels: app}}}
@@ -403,14 +453,11 @@ func TestCountWorkloadWithoutReplicas(t *testing.T) {
 	terminating := pod("batch-terminating", v1.PodRunning)
 	terminating.DeletionTimestamp = ptr.To(metav1.Now())
 	o, client := newTestOwners(t, job, pod("batch-a", v1.PodRunning), pod("batch-b", v1.PodRunning), done, failed, terminating)
-	var tg targets
-	// Named twice, it counts once.
-	for range 2 {
-		if _, err := tg.count(context.Background(), client, o, asUnstructured(t, job)); err != nil {
-			t.Fatal(err)
-		}
+	pods, err := o.podsOf(context.Background(), client, asUnstructured(t, job))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if tg.replicas != 2 || len(tg.objects) != 1 {
-		t.Errorf("replicas %d of %d workloads, want 2 of 1: the Job's Pods that are neither terminating nor finished", tg.replicas, len(tg.objects))
+	if f := newWorkloadFloor(asUnstructured(t, job), pods).floor; f.of != 2 || len(f.pods) != 2 {
+		t.Errorf("%d Pods counted of %d replicas, want 2 of 2: the Job's Pods that are neither terminating nor finished", len(f.pods), f.of)
 	}
 }
