@@ -22,7 +22,7 @@ help: ## Show the targets and the settings.
 #:                  make test-upstream-e2e: configurations (on off base); make test-docs: another copy of the guide;
 #:                  make measure-node: sync measures a kubelet that applies probe changes in SyncPod (KEP.md)
 #: KUBE_TIMEOUT     go test's timeout flag in make test, test-series, test-integration and test-e2e, as upstream's: KUBE_TIMEOUT=-timeout=45m (default -timeout=30m, integration 60m)
-#: KUBE_TEST_ARGS   more go test arguments (-run TestX, -v) in the make test-* targets and make measure-node; -fuzztime in make test-fuzz
+#: KUBE_TEST_ARGS   more go test arguments (-run TestX, -v) in make test, test-series, test-integration, test-e2e, test-node and measure-node; -fuzztime in make test-fuzz
 #: FOCUS            make test-upstream-e2e: the specs to run (a Ginkgo focus regexp)
 #: PARALLELISM      make test-node, make test-upstream-e2e: Ginkgo processes (default 6)
 #: API_PORT         make run, make node-up: the API server's port on 127.0.0.1 (default 6443)
@@ -56,7 +56,7 @@ test-e2e: ## Run the project's black-box suite (test/e2e) against the built kube
 test-integration: ## Run the integration tests (real kube-apiserver and etcd) of the packages _output/kubernetes changes; builds etcd.
 	@WHAT="$(WHAT)" hack/test-integration.sh
 
-test-node: ## On a real single-node cluster: the feature's e2e specs of the series with the gate on, then the skew test (test/node) with the kubelet's gate off; needs root on Linux.
+test-node: ## On a real single-node cluster: the feature's e2e specs and its node e2e spec, the kubelet restarts and the kubectl plugin (test/node) with the gate on, then the skew test with the kubelet's gate off; and that the node leaves the host's other work alone; needs root on Linux.
 	@hack/test-node.sh
 
 test-docs: ## Run the user guide, docs/changing-probes.md, on the real node: every command, and every output it shows compared; needs root on Linux.

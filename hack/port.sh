@@ -29,6 +29,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # shellcheck source=hack/lib/tree.sh
 source "${ROOT}/hack/lib/tree.sh"
+# shellcheck source=hack/lib/checkout.sh
+source "${ROOT}/hack/lib/checkout.sh"
 mode=${1:-port}
 
 [[ -n "${PORT_FROM:-}" ]] || kep::log::error_exit "releases/${BASE} is not ported from another series (no PORT_FROM in its upstream.env)."

@@ -16,6 +16,10 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # shellcheck source=hack/lib/node.sh
 source "${ROOT}/hack/lib/node.sh"
+# shellcheck source=hack/lib/golang.sh
+source "${ROOT}/hack/lib/golang.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 
 RUN_DIR="${OUTPUT}/run"
 PORT="${API_PORT:-6443}"

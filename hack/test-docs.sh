@@ -19,6 +19,10 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # shellcheck source=hack/lib/e2e.sh
 source "${ROOT}/hack/lib/e2e.sh"
+# shellcheck source=hack/lib/node.sh
+source "${ROOT}/hack/lib/node.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 
 kep::node::require "make test-docs"
 # The guide reads the audit log with jq, and calls the API with curl.

@@ -35,6 +35,12 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # shellcheck source=hack/lib/e2e.sh
 source "${ROOT}/hack/lib/e2e.sh"
+# shellcheck source=hack/lib/golang.sh
+source "${ROOT}/hack/lib/golang.sh"
+# shellcheck source=hack/lib/node.sh
+source "${ROOT}/hack/lib/node.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 
 kep::node::require "make test-node"
 

@@ -20,6 +20,10 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # shellcheck source=hack/lib/e2e.sh
 source "${ROOT}/hack/lib/e2e.sh"
+# shellcheck source=hack/lib/node.sh
+source "${ROOT}/hack/lib/node.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 
 kep::node::require "make test-upstream-e2e"
 

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Walks through KEP-6318 on real containers: a Pod on the single-node cluster
 # of hack/node-up.sh, whose probes change while its container keeps running.
-# Used by hack/run.sh; needs KUBECONFIG and KUBECTL. It fails when the
-# kubelet does not behave as the KEP says.
+# Used by hack/run.sh; needs KUBECONFIG, KUBECTL and PROBE_IMAGE, the
+# image of the node's probe target. It fails when the kubelet does not
+# behave as the KEP says.
 set -euo pipefail
 
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
-# shellcheck source=hack/lib/node.sh
-source "${ROOT}/hack/lib/node.sh"
 # shellcheck source=hack/lib/walkthrough.sh
 source "${ROOT}/hack/lib/walkthrough.sh"
 
+: "${PROBE_IMAGE:?the image of the probe target of the node}"
 NS=demo
 STATE="/api/v1/namespaces/${NS}/pods/web:8080/proxy/state"
 

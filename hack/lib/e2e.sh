@@ -112,23 +112,33 @@ kep::e2e::build_image_pause() {
 
 # kep::e2e::run NAME FOCUS LABELS runs the specs that match FOCUS and the Ginkgo
 # label filter LABELS on the running node, with PARALLELISM (default 6)
-# processes. It writes Ginkgo's JSON report to E2E_DIR/NAME.json, the output
-# to E2E_DIR/NAME.log and the run time in seconds to E2E_DIR/NAME.seconds,
-# and fails if a spec fails.
+# processes. It writes Ginkgo's JSON report to E2E_DIR/NAME.json, its JUnit
+# report to JUNIT_DIR (kep::e2e::junit), the output to E2E_DIR/NAME.log and
+# the run time in seconds to E2E_DIR/NAME.seconds, and fails if a spec fails.
 kep::e2e::run() {
   local name=$1 focus=$2 labels=$3 rc=0 start=${SECONDS}
-  rm -f "${E2E_DIR}/${name}.json"
+  rm -f "${E2E_DIR}/${name}.json" "${E2E_DIR}/${name}.xml"
   kep::log::status "e2e specs (${name}); the output goes to ${E2E_DIR#"${ROOT}/"}/${name}.log"
   (
     cd "${E2E_DIR}"
     "${E2E_DIR}/ginkgo" --procs "${PARALLELISM:-6}" --timeout 2h --no-color \
       --focus "${focus}" --label-filter "${labels}" \
-      --json-report "${name}.json" --output-dir "${E2E_DIR}" \
+      --json-report "${name}.json" --junit-report "${name}.xml" --output-dir "${E2E_DIR}" \
       "${E2E_DIR}/e2e.test" -- --kubeconfig "${NODE_KUBECONFIG}" --repo-root "${KUBE_ROOT}"
   ) >"${E2E_DIR}/${name}.log" 2>&1 || rc=$?
+  kep::e2e::junit "${name}" "${E2E_DIR}/${name}.xml"
   echo $((SECONDS - start)) >"${E2E_DIR}/${name}.seconds"
   kep::log::status "e2e specs (${name}) took $((SECONDS - start))s"
   return "${rc}"
+}
+
+# kep::e2e::junit NAME REPORT copies the JUnit report REPORT of the specs
+# NAME, if the run wrote one, into JUNIT_DIR, beside those of the go tests,
+# for CI to read.
+kep::e2e::junit() {
+  [[ -f "$2" ]] || return 0
+  mkdir -p "${JUNIT_DIR}"
+  cp "$2" "${JUNIT_DIR}/specs-${BASE}-$1.xml"
 }
 
 # The feature's node e2e specs (test/e2e_node), which restart the kubelet. The
@@ -153,8 +163,9 @@ kep::e2e::build_node() {
 # with no requirements turns off: the node is the project's, not a CI image.
 # Node e2e specs reach the API server with a bearer token, as upstream's
 # node e2e jobs do; here the administrator's.
-# It writes the output to E2E_DIR/NAME.log, the run time to
-# E2E_DIR/NAME.seconds, and fails if a spec fails.
+# It writes the output to E2E_DIR/NAME.log, its JUnit report to JUNIT_DIR
+# (kep::e2e::junit), the run time to E2E_DIR/NAME.seconds, and fails if a
+# spec fails.
 kep::e2e::run_node() {
   local name=$1 focus=$2 rc=0 start=${SECONDS}
   local work="${E2E_DIR}/${name}"
@@ -168,6 +179,10 @@ kep::e2e::run_node() {
     --start-services=false --prepull-images=false \
     --system-spec-file "${work}/system-spec.yaml" --container-runtime-endpoint unix:///run/containerd/containerd.sock \
     --report-dir "${work}" >"${E2E_DIR}/${name}.log" 2>&1 || rc=$?
+  local report
+  for report in "${work}"/junit*.xml; do
+    [[ ! -f "${report}" ]] || kep::e2e::junit "${name}" "${report}"
+  done
   echo $((SECONDS - start)) >"${E2E_DIR}/${name}.seconds"
   kep::log::status "node e2e specs (${name}) took $((SECONDS - start))s"
   return "${rc}"

@@ -62,11 +62,7 @@ func binary(name string) string {
 
 func newFramework(t *testing.T) *framework {
 	t.Helper()
-	path := os.Getenv("HARNESS_NODE_KUBECONFIG")
-	if path == "" {
-		path = filepath.Join("..", "..", "_output", "node", "state", "kubeconfig")
-	}
-	config, err := clientcmd.BuildConfigFromFlags("", path)
+	config, err := clientcmd.BuildConfigFromFlags("", nodeKubeconfig())
 	if err != nil {
 		t.Fatalf("no cluster (run 'make test-node'): %v", err)
 	}
