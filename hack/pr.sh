@@ -133,7 +133,7 @@ mkdir -p "${out}"
 export GIT_AUTHOR_NAME="${NAME}" GIT_AUTHOR_EMAIL="${EMAIL}" GIT_COMMITTER_NAME="${NAME}" GIT_COMMITTER_EMAIL="${EMAIL}"
 current=$(kep::tree::git symbolic-ref -q --short HEAD || kep::tree::git rev-parse HEAD)
 restore() { kep::tree::git checkout -q "${current}"; }
-trap restore EXIT
+kep::util::trap_add restore EXIT
 
 parent=$(kep::tree::base_commit)
 branches=()
@@ -170,7 +170,6 @@ for line in "${prlines[@]}"; do
   kep::log::status "pr: ${branch}: commits ${first}-${last}, $(pr_field "${n}" title)"
 done
 restore
-trap - EXIT
 
 # Nothing written may carry a placeholder.
 if grep -nE "${PLACEHOLDERS}" "${out}"/*.md >&2 ||

@@ -26,7 +26,7 @@ cleanup() {
   kep::generated::remove_standins "${KUBE_ROOT}"
   kep::tree::remove_worktree "${OUTPUT}/update-generated-base"
 }
-trap cleanup EXIT
+kep::util::trap_add cleanup EXIT
 
 what=""
 [[ " ${steps[*]} " != *" openapi-spec "* ]] || what=etcd
@@ -40,7 +40,7 @@ for step in "${steps[@]}"; do
     openapi-spec) kep::generated::regenerate "${KUBE_ROOT}" "" kep::generated::openapi_spec ;;
   esac
 done
+# Before the status below; the trap's second run finds nothing to remove.
 cleanup
-trap - EXIT
 kep::log::status "update-generated: done; commit what changed in ${KUBE_ROOT#"${ROOT}/"}:"
 kep::tree::git status --short
