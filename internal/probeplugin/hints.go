@@ -18,7 +18,8 @@ type cause struct {
 	// to add.
 	hint string
 	// skip is set for a Pod that has left or is leaving (deleted,
-	// recreated, terminating, finished): it is skipped, not failed.
+	// recreated, terminating, finished), or whose node's kubelet cannot
+	// apply probe changes: it is skipped, not failed.
 	skip string
 }
 
@@ -56,7 +57,10 @@ func causeOf(err error) cause {
 		case strings.HasPrefix(text, "violates PodSecurity "):
 			c.hint = podSecurityHint(text)
 		case strings.Contains(text, "requires features MutableContainerProbes which are not available on node"):
+			// A cluster whose kubelets are half upgraded: the Pods on the
+			// new kubelets change, these wait for theirs.
 			c.hint = "the kubelet of the Pod's node cannot apply probe changes: turn MutableContainerProbes on in that kubelet (or upgrade it), or replace the Pod"
+			c.skip = text + "; " + c.hint
 		case strings.Contains(text, `cannot patch resource "pods"`):
 			c.hint = "you may not patch Pods in this namespace: ask for the patch verb on pods (check with kubectl auth can-i patch pods)"
 		}

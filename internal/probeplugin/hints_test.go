@@ -62,6 +62,7 @@ func TestCauseOf(t *testing.T) {
 		err:      forbidden("web-1", `pod update requires features MutableContainerProbes which are not available on node "node-1"`),
 		wantText: `pod update requires features MutableContainerProbes which are not available on node "node-1"`,
 		wantHint: "the kubelet of the Pod's node cannot apply probe changes",
+		wantSkip: `pod update requires features MutableContainerProbes which are not available on node "node-1"; the kubelet of the Pod's node cannot apply probe changes: turn MutableContainerProbes on in that kubelet (or upgrade it), or replace the Pod`,
 	}, {
 		name:     "Pod Security: the probe's host",
 		err:      forbidden("web-1", `violates PodSecurity "baseline:latest": probe or lifecycle host (container "app" uses probe or lifecycle host "169.254.169.254")`),

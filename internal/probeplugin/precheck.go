@@ -58,7 +58,11 @@ func (r *runner) precheck(ctx context.Context, active []*podRun) ([]*podRun, err
 	}
 	if len(refused) > 0 {
 		for _, pr := range active {
-			if pr.result == "" {
+			switch pr.result {
+			case resultSkipped:
+				// Skipped for a cause of its own, such as its node.
+				r.report.pod(pr)
+			case "":
 				pr.result, pr.reason = resultSkipped, "not changed: the pre-check refused other Pods"
 			}
 		}

@@ -209,18 +209,16 @@ func TestRunStopsAtFirstFailure(t *testing.T) {
 
 // Before any Pod changes, every Pod passes a server dry run: a Pod that
 // fails it stops the run before the first change, with one line per cause
-// and the Pods it refused, and a hint; Pods that left are skipped.
+// and the Pods it refused, and a hint; Pods that left, and Pods on nodes
+// whose kubelet cannot apply probe changes, are skipped.
 func TestPrecheckRefusesBeforeAnyChange(t *testing.T) {
 	pods := namedPods("a", "b", "c", "d", "e")
 	c := newCluster(pods...)
-	nodeRefusal := func(name string) error {
-		return apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, name, errors.New(`pod update requires features MutableContainerProbes which are not available on node "node-1"`))
-	}
 	c.refuse = func(name string, _ bool) error {
 		switch name {
-		case "b", "d":
-			return nodeRefusal(name)
-		case "c":
+		case "b":
+			return apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, name, errors.New(`pod update requires features MutableContainerProbes which are not available on node "node-1"`))
+		case "c", "d":
 			return apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, name, field.ErrorList{field.Forbidden(field.NewPath("spec"), "pod updates may not change fields other than `spec.containers[*].image`\n@@ diff")})
 		case "e":
 			return apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, name, field.ErrorList{field.Forbidden(field.NewPath("spec", "containers").Index(0).Child("livenessProbe"), "probes cannot be changed on a terminating pod")})
@@ -236,10 +234,8 @@ func TestPrecheckRefusesBeforeAnyChange(t *testing.T) {
 	if _, patches := c.sent(); len(patches) > 0 {
 		t.Errorf("patched %v after the pre-check refused Pods", patches)
 	}
-	want := "error: the pre-check refused 3 of 5 Pods; no Pod was changed:\n" +
-		`- pod/b, pod/d: pod update requires features MutableContainerProbes which are not available on node "node-1"` + "\n" +
-		"  hint: the kubelet of the Pod's node cannot apply probe changes: turn MutableContainerProbes on in that kubelet (or upgrade it), or replace the Pod\n" +
-		"- pod/c: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`\n" +
+	want := "error: the pre-check refused 2 of 5 Pods; no Pod was changed:\n" +
+		"- pod/c, pod/d: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`\n" +
 		"  hint: the API server does not let probes change: turn the MutableContainerProbes feature gate on in every kube-apiserver\n"
 	if diff := cmp.Diff(want, errOut.String()); diff != "" {
 		t.Errorf("printed (-want +got):\n%s", diff)
@@ -254,13 +250,37 @@ func TestPrecheckRefusesBeforeAnyChange(t *testing.T) {
 	}
 	wantResults := map[string]string{
 		"a": "skipped: not changed: the pre-check refused other Pods",
-		"b": `failed: pod update requires features MutableContainerProbes which are not available on node "node-1"`,
+		"b": `skipped: pod update requires features MutableContainerProbes which are not available on node "node-1"; the kubelet of the Pod's node cannot apply probe changes: turn MutableContainerProbes on in that kubelet (or upgrade it), or replace the Pod`,
 		"c": "failed: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`",
-		"d": `failed: pod update requires features MutableContainerProbes which are not available on node "node-1"`,
+		"d": "failed: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`",
 		"e": "skipped: terminating",
 	}
 	if diff := cmp.Diff(wantResults, got); diff != "" || results.Kind != "List" || results.APIVersion != "v1" {
 		t.Errorf("-o json results (-want +got):\n%s\n%s", diff, out)
+	}
+}
+
+// A Pod on a node whose kubelet cannot apply probe changes (a cluster whose
+// kubelets are half upgraded) is skipped, with the API server's reason, and
+// the others change: the run succeeds.
+func TestNodeWithoutFeatureSkipped(t *testing.T) {
+	pods := namedPods("a", "b")
+	c := newCluster(pods...)
+	c.refuse = func(name string, _ bool) error {
+		if name == "b" {
+			return apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, name, errors.New(`pod update requires features MutableContainerProbes which are not available on node "node-2"`))
+		}
+		return nil
+	}
+	r, out, errOut := newRunner(c, relax)
+	if err := r.run(context.Background(), &targets{pods: pods}); err != nil {
+		t.Fatalf("run: %v\n%s%s", err, out, errOut)
+	}
+	if _, patches := c.sent(); !slices.Equal(patches, []string{"a"}) {
+		t.Errorf("patched %v, want a only", patches)
+	}
+	if want := `pod/b skipped: pod update requires features MutableContainerProbes which are not available on node "node-2"; `; !strings.Contains(out.String(), want) {
+		t.Errorf("printed %q, want it to say %q", out, want)
 	}
 }
 

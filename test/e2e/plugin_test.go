@@ -985,10 +985,11 @@ func TestPluginSetWithoutPodProxyPermission(t *testing.T) {
 }
 
 // TestPluginSetPreCheckListsRefusals changes the Pods of a label, of which
-// the pre-check refuses three: two on a node whose kubelet does not
-// declare MutableContainerProbes, and one with two containers that can
-// have probes. No Pod changes; the error lists the refused Pods by
-// reason, each reason once, with a hint; a terminating Pod is skipped.
+// the pre-check refuses one with two containers that can have probes. No
+// Pod changes; the error lists the refused Pods by reason, each reason
+// once, with a hint; a terminating Pod is skipped, and so are two on a
+// node whose kubelet does not declare MutableContainerProbes, with the API
+// server's reason.
 func TestPluginSetPreCheckListsRefusals(t *testing.T) {
 	c := pluginTest(t, "mixed")
 	mixed := map[string]string{"app": "mixed"}
@@ -1007,13 +1008,13 @@ func TestPluginSetPreCheckListsRefusals(t *testing.T) {
 	terminating(t, c, createAppPod(t, c, "mixed", "leaving", appSpec(), mixed, nil, ""))
 
 	r := failProbe(t, c, c.kubeconfig, []string{
-		"error: the pre-check refused 3 of 4 Pods; no Pod was changed:\n" +
-			`- pod/old-1, pod/old-2: pod update requires features MutableContainerProbes which are not available on node "old-node"` + "\n" +
-			"  hint: the kubelet of the Pod's node cannot apply probe changes: turn MutableContainerProbes on in that kubelet (or upgrade it), or replace the Pod\n" +
+		"error: the pre-check refused 1 of 4 Pods; no Pod was changed:\n" +
 			"- pod/two: has 2 containers that can have probes (app, log): choose one with -c\n",
 	}, "set", "-n", "mixed", "-l", "app=mixed", "--liveness", "--timeout-seconds=5")
-	if r.stdout != "pod/leaving skipped: terminating\n" {
-		t.Errorf("stdout:\n%s", r)
+	oldNode := `skipped: pod update requires features MutableContainerProbes which are not available on node "old-node"; ` +
+		"the kubelet of the Pod's node cannot apply probe changes: turn MutableContainerProbes on in that kubelet (or upgrade it), or replace the Pod\n"
+	if want := "pod/leaving skipped: terminating\npod/old-1 " + oldNode + "pod/old-2 " + oldNode; r.stdout != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", r.stdout, want)
 	}
 	for _, name := range []string{"old-1", "old-2", "two", "fine"} {
 		if g := c.pod(t, "mixed", name).Generation; g != 1 {
