@@ -26,6 +26,8 @@ help: ## Show the targets and the settings.
 #: FOCUS            make test-upstream-e2e: the specs to run (a Ginkgo focus regexp)
 #: PARALLELISM      make test-node, make test-upstream-e2e: Ginkgo processes (default 6)
 #: API_PORT         make run, make node-up: the API server's port on 127.0.0.1 (default 6443)
+#: NODES            make run, make node-up, make test-node: 2 adds a second node, whose kubelet NODE2_GATE says; make test-node then runs the two-node tests only (default 1)
+#: NODE2_GATE       the second node's kubelet: base, the unpatched base release's (default); on or off, the patched one with MutableContainerProbes so
 #: KEP_RUN_MODE     make run: control-plane for etcd and the API server only, where a node cannot run
 #: KEP_RUN_EXIT     make run: 1 stops after the walkthrough
 #: KEP_FORCE        make patches, make clean: 1 goes ahead where they refuse to drop patches or lose work
@@ -56,7 +58,7 @@ test-e2e: ## Run the project's black-box suite (test/e2e) against the built kube
 test-integration: ## Run the integration tests (real kube-apiserver and etcd) of the packages _output/kubernetes changes; builds etcd.
 	@WHAT="$(WHAT)" hack/test-integration.sh
 
-test-node: ## On a real single-node cluster: the feature's e2e specs and its node e2e spec, the kubelet restarts and the kubectl plugin (test/node) with the gate on, then the skew test with the kubelet's gate off; and that the node leaves the host's other work alone; needs root on Linux.
+test-node: ## On a real single-node cluster: the feature's e2e specs and its node e2e spec, the kubelet restarts and the kubectl plugin (test/node) with the gate on, then the skew test with the kubelet's gate off; and that the node leaves the host's other work alone; needs root on Linux (NODES=2: the two-node tests instead, on two nodes).
 	@hack/test-node.sh
 
 test-docs: ## Run the user guide, docs/changing-probes.md, on the real node: every command, and every output it shows compared; needs root on Linux.
@@ -97,13 +99,13 @@ install-plugin: ## Install the kubectl plugin, kubectl-probe, with go install in
 	@gobin=$$(go env GOBIN); gobin=$${gobin:-$$(go env GOPATH)/bin}; install -m 0755 cmd/kubectl-probe/kubectl_complete-probe "$$gobin/"; \
 	printf '+++ installed %s/kubectl-probe and kubectl_complete-probe; kubectl probe --help says what it does\n' "$$gobin"
 
-run: ## Start a real single-node cluster with MutableContainerProbes on, walk through changing the probes of a running container, and stay up until Ctrl-C.
+run: ## Start a real single-node cluster with MutableContainerProbes on, walk through changing the probes of a running container, and stay up until Ctrl-C (NODES=2: two nodes, the second without the feature, and the walkthrough of a half-upgraded cluster).
 	@hack/run.sh
 
-node-up: ## Build and start the single-node cluster in the background (KUBECONFIG=_output/node/state/kubeconfig).
+node-up: ## Build and start the single-node cluster (NODES=2: two nodes) in the background (KUBECONFIG=_output/node/state/kubeconfig).
 	@hack/node-up.sh
 
-node-down: ## Stop the single-node cluster and check that it left nothing behind.
+node-down: ## Stop the cluster, of one node or two, and check that it left nothing behind.
 	@hack/node-down.sh
 
 clean: ## Remove _output/, unless a tree there holds work in no series: edits, unexported commits, stashes, side branches.

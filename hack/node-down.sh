@@ -61,6 +61,7 @@ main() {
   # Killing the namespace's init kills every process in the namespace,
   # including containerd's shims and, nested below, the containers.
   kill_file "${NODE_INIT_PIDFILE}"
+  kill_file "${NODE2_INIT_PIDFILE}"
   kill_file "${NODE_DIR}/unshare.pid"
   if [[ -n "${ns}" ]]; then
     wait_gone "processes in ${ns}" pids_in_namespace "${ns}" || failed=1

@@ -1,46 +1,67 @@
 #!/usr/bin/env bash
-# Restarts the kubelet of the running single-node cluster, as an operator
-# restarts a node's kubelet: the containers of its Pods keep running. With
-# an argument, true or false, the kubelet comes back with
-# MutableContainerProbes set so (the gate flipped across a restart). Returns
-# once the new kubelet answers its health check.
+# Restarts a kubelet of the running cluster, as an operator restarts a
+# node's kubelet: the containers of its Pods keep running. With true or
+# false, the kubelet comes back with MutableContainerProbes set so (the gate
+# flipped across a restart). Returns once the new kubelet answers its health
+# check.
 #
-#   hack/node-restart-kubelet.sh [true|false]
+#   hack/node-restart-kubelet.sh [--node=2] [--kubelet=base|patched] [true|false]
+#
+#   --node=2            the second node's kubelet (NODES=2), not the first's
+#   --kubelet=base      the unpatched base release's kubelet from now on,
+#                       which has no such gate (a downgrade); built by
+#                       make node-up NODES=2 or BASE's --base
+#   --kubelet=patched   the patched kubelet from now on, with the gate as
+#                       given (an upgrade)
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # shellcheck source=hack/lib/node.sh
 source "${ROOT}/hack/lib/node.sh"
 
-gate=${1:-}
-[[ -z "${gate}" || "${gate}" == true || "${gate}" == false ]] || kep::log::error_exit "usage: hack/node-restart-kubelet.sh [true|false]"
+usage="usage: hack/node-restart-kubelet.sh [--node=2] [--kubelet=base|patched] [true|false]"
+n=1 kubelet="" gate=""
+for arg in "$@"; do
+  case "${arg}" in
+    --node=1 | --node=2) n=${arg#*=} ;;
+    --kubelet=base | --kubelet=patched) kubelet=${arg#*=} ;;
+    true | false) gate=${arg} ;;
+    *) kep::log::error_exit "${usage}" ;;
+  esac
+done
+[[ "${kubelet}" != patched || -n "${gate}" ]] || kep::log::error_exit "--kubelet=patched needs the gate, true or false: ${usage}"
+[[ "${kubelet}" != base || -z "${gate}" ]] || kep::log::error_exit "the base release's kubelet has no MutableContainerProbes gate: ${usage}"
 [[ "${HARNESS_NODE_INSIDE:-0}" == 1 ]] || kep::node::init_pid >/dev/null ||
   kep::log::error_exit "the node is not running; start it with 'make node-up'"
 
-# The kubelet's PID in the node's PID namespace, as node-init.sh or an
-# earlier restart recorded it.
-pid=$(awk '$1 == "kubelet" {pid = $2} END {print pid}' "${NODE_STATE}/components")
-[[ -n "${pid}" ]] || kep::log::error_exit "no kubelet in ${NODE_STATE#"${ROOT}/"}/components"
-# kubelet_gone succeeds once the old kubelet has exited and its parent, the
-# node's init, has reaped it.
-kubelet_gone() { ! kep::node::exec kill -0 "${pid}"; }
-kep::node::exec kill "${pid}" 2>/dev/null || true
-kep::util::poll 30 kubelet_gone || kep::log::error_exit "the kubelet (PID ${pid} in the node) did not stop"
-
-if [[ -n "${gate}" ]]; then
-  sed -i "s/^featureGates: {MutableContainerProbes: [a-z]*}$/featureGates: {MutableContainerProbes: ${gate}}/" "${NODE_CONF}/kubelet.yaml"
-  grep -q "^featureGates: {MutableContainerProbes: ${gate}}$" "${NODE_CONF}/kubelet.yaml" ||
-    kep::log::error_exit "could not set MutableContainerProbes=${gate} in ${NODE_STATE#"${ROOT}/"}/conf/kubelet.yaml"
+conf="${NODE_CONF}/kubelet.yaml" var=NODE_KUBELET name=kubelet health=127.0.0.1 node=${NODE_NAME}
+if ((n == 2)); then
+  conf="${NODE2_HOME}/conf/kubelet.yaml" var=NODE2_KUBELET name=kubelet-2 health=${NODE2_IP} node=${NODE2_NAME}
+  [[ -f "${conf}" ]] || kep::log::error_exit "the cluster has one node; make node-up NODES=2 starts two"
 fi
 
-# The new kubelet's parent exits at once: it becomes a child of the node's
-# init, like the first one, and ends with it on teardown.
-kubelet=()
-kep::util::lines kubelet kep::node::kubelet_command
-kep::node::exec setsid bash -c '"$@" >>"'"${NODE_LOGS}/kubelet.log"'" 2>&1 & echo "kubelet $!"' kubelet "${kubelet[@]}" \
-  >>"${NODE_STATE}/components"
-# kubelet_healthy succeeds once the new kubelet answers on its healthz port.
-kubelet_healthy() { kep::node::exec bash -c 'exec 3<>/dev/tcp/127.0.0.1/10248'; }
-kep::util::poll 60 kubelet_healthy ||
-  kep::log::error_exit "the kubelet did not come back; see ${NODE_STATE#"${ROOT}/"}/logs/kubelet.log"
-kep::log::status "kubelet restarted${gate:+ with MutableContainerProbes=${gate}}"
+# The kubelet from now on, for this restart and the ones after it.
+case "${kubelet}" in
+  base)
+    [[ -x "${NODE_DIR}/base-bin/kubelet" ]] || kep::log::error_exit "no kubelet of ${BASE_TAG} in ${NODE_DIR#"${ROOT}/"}/base-bin: make node-up NODES=2 builds it"
+    kep::node::set_option "${var}" "${NODE_DIR}/base-bin/kubelet"
+    sed -i 's/^featureGates: .*$/# the base release: no feature gates/' "${conf}"
+    ;;
+  patched)
+    kep::node::set_option "${var}" "${BIN}/kubelet"
+    ;;
+esac
+if [[ -n "${gate}" ]]; then
+  sed -i "s/^featureGates: {MutableContainerProbes: [a-z]*}$\|^# the base release: no feature gates$/featureGates: {MutableContainerProbes: ${gate}}/" "${conf}"
+  grep -q "^featureGates: {MutableContainerProbes: ${gate}}$" "${conf}" ||
+    kep::log::error_exit "could not set MutableContainerProbes=${gate} in ${conf#"${ROOT}/"}"
+fi
+
+command=()
+kep::util::lines command kep::node::kubelet_command "${n}"
+kep::node::restart "${n}" "${name}" "${command[@]}"
+# healthy succeeds once the new kubelet answers on its health port.
+healthy() { kep::node::exec --node "${n}" bash -c "exec 3<>/dev/tcp/${health}/10248"; }
+kep::util::poll 60 healthy ||
+  kep::log::error_exit "the kubelet did not come back; see ${NODE_LOGS#"${ROOT}/"}/${name}.log"
+kep::log::status "the kubelet of ${node} restarted${kubelet:+ as the ${kubelet} kubelet}${gate:+ with MutableContainerProbes=${gate}}"

@@ -17,6 +17,8 @@
 #                             _output/base), which has no such gate
 #   --kubelet=PATH            run the kubelet binary PATH instead of the
 #                             tree's (make measure-node WHAT=sync: a variant)
+# and the settings NODES=2, a second node, and NODE2_GATE, its kubelet
+# (hack/lib/node.sh).
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
@@ -40,6 +42,18 @@ for arg in "$@"; do
   esac
 done
 
+case "${NODES}" in
+  1 | 2) ;;
+  *) kep::log::error_exit "NODES=${NODES}: the cluster has one node or two" ;;
+esac
+# The second node's kubelet, and its gate (none for the base release's).
+NODE2_KUBELET="${NODE_DIR}/base-bin/kubelet" NODE2_KUBELET_GATE=""
+case "${NODE2_GATE}" in
+  base) ;;
+  on | off) NODE2_KUBELET="${BIN}/kubelet" NODE2_KUBELET_GATE=$([[ "${NODE2_GATE}" == on ]] && echo true || echo false) ;;
+  *) kep::log::error_exit "NODE2_GATE=${NODE2_GATE}: want base (the unpatched base release's kubelet), on or off" ;;
+esac
+
 kep::node::require "starting the node"
 if pid=$(kep::node::init_pid); then
   kep::log::error_exit "a node is already running (init pid ${pid}); stop it with hack/node-down.sh"
@@ -56,19 +70,27 @@ fi
 if ((build)); then
   kep::tree::ensure_checkout
   kep::node::build
-  ((NODE_BASE == 0)) || kep::node::build_base_binaries
+  if ((NODE_BASE)); then
+    kep::node::build_base_binaries "${NODE_KUBE_TARGETS[@]}"
+  elif [[ "${NODES}" == 2 && "${NODE2_GATE}" == base ]]; then
+    kep::node::build_base_binaries cmd/kubelet
+  fi
 fi
+
+[[ "${NODES}" == 1 || -x "${NODE2_KUBELET}" ]] ||
+  kep::log::error_exit "no kubelet for the second node at ${NODE2_KUBELET#"${ROOT}/"}: make node-up NODES=2 builds it (not with --no-build)"
 
 NODE_KUBE_BIN="${BIN}"
 ((NODE_BASE == 0)) || NODE_KUBE_BIN="${NODE_DIR}/base-bin"
 
 write_configs() {
-  mkdir -p "${NODE_CONF}/cni" "${NODE_LOGS}" "${NODE_STATIC_PODS}"
+  mkdir -p "${NODE_CONF}" "${NODE_LOGS}" "${NODE_STATIC_PODS}"
   # The node's options, for its init and hack/node-restart-kubelet.sh, as
   # shell assignments that they source.
   {
     printf 'NODE_BASE=%q\nNODE_KUBELET=%q\nNODE_KUBELET_GATE=%q\nNODE_APISERVER_GATE=%q\nNODE_APISERVER2_GATE=%q\nNODE_KUBE_BIN=%q\n' \
       "${NODE_BASE}" "${NODE_KUBELET}" "${NODE_KUBELET_GATE}" "${NODE_APISERVER_GATE}" "${NODE_APISERVER2_GATE}" "${NODE_KUBE_BIN}"
+    printf 'NODES=%q\nNODE2_KUBELET=%q\nNODE2_KUBELET_GATE=%q\n' "${NODES}" "${NODE2_KUBELET}" "${NODE2_KUBELET_GATE}"
     printf 'NODE_APISERVER_ARGS=('
     ((${#NODE_APISERVER_ARGS[@]} == 0)) || printf ' %q' "${NODE_APISERVER_ARGS[@]}"
     printf ' )\n'
@@ -76,7 +98,25 @@ write_configs() {
   kep::control_plane::write_kubeconfig "${NODE_CONF}/admin.kubeconfig" "https://${NODE_IP}:6443" "${NODE_CERTS}"
   kep::control_plane::write_kubeconfig "${NODE_KUBECONFIG}" "https://127.0.0.1:${NODE_API_PORT}" "${NODE_CERTS}"
 
-  cat >"${NODE_CONF}/containerd.toml" <<EOF
+  local gate=${NODE_KUBELET_GATE}
+  # The base release does not know the feature gate.
+  ((NODE_BASE == 0)) || gate=""
+  write_node 1 "${NODE_CONF}" "${NODE_BRIDGE}" "${NODE_IP}" "${POD_CIDR}" "${NODE_CGROUP_ROOT}" "${gate}"
+  ((NODES == 1)) ||
+    write_node 2 "${NODE2_HOME}/conf" "${NODE2_BRIDGE}" "${NODE2_IP}" "${POD2_CIDR}" "${NODE2_CGROUP_ROOT}" "${NODE2_KUBELET_GATE}"
+}
+
+# write_node N CONF BRIDGE IP CIDR CGROUP_ROOT GATE writes the configurations
+# of node N's containerd, CNI network and kubelet into CONF: its Pods get
+# addresses of CIDR on BRIDGE, whose address IP is the node's; its kubelet
+# has MutableContainerProbes set to GATE, or no feature gates with GATE
+# empty (the base release). The first node has the static Pods and the
+# kubelet's health check on 127.0.0.1, where the node e2e suite asks; the
+# second, which shares its network namespace, has it on its own address.
+write_node() {
+  local n=$1 conf=$2 bridge=$3 ip=$4 cidr=$5 cgroup_root=$6 gate=$7
+  mkdir -p "${conf}/cni"
+  cat >"${conf}/containerd.toml" <<EOF
 version = 3
 root = "/var/lib/containerd"
 state = "/run/containerd"
@@ -94,7 +134,7 @@ state = "/run/containerd"
   restrict_oom_score_adj = true
   [plugins.'io.containerd.cri.v1.runtime'.cni]
     bin_dirs = ["${NODE_BIN}/cni"]
-    conf_dir = "${NODE_CONF}/cni"
+    conf_dir = "${conf}/cni"
   [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
     runtime_type = "io.containerd.runc.v2"
     [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
@@ -102,19 +142,20 @@ state = "/run/containerd"
       SystemdCgroup = false
 EOF
 
-  cat >"${NODE_CONF}/cni/10-kep.conflist" <<EOF
+  cat >"${conf}/cni/10-kep.conflist" <<EOF
 {
   "cniVersion": "1.0.0",
   "name": "kep",
   "plugins": [
     {
       "type": "bridge",
-      "bridge": "${NODE_BRIDGE}",
+      "bridge": "${bridge}",
       "isGateway": true,
       "ipMasq": false,
       "ipam": {
         "type": "host-local",
-        "ranges": [[{"subnet": "${POD_CIDR}", "gateway": "${NODE_IP}", "rangeStart": "${NODE_IP%.*}.10"}]],
+        "ranges": [[{"subnet": "${cidr}", "gateway": "${ip}", "rangeStart": "${ip%.*}.10"}]],
+        "routes": [{"dst": "0.0.0.0/0"}],
         "dataDir": "/var/lib/cni/networks"
       }
     },
@@ -123,10 +164,11 @@ EOF
 }
 EOF
 
-  local gates="featureGates: {MutableContainerProbes: ${NODE_KUBELET_GATE}}"
-  # The base release does not know the feature gate.
-  ((NODE_BASE == 0)) || gates="# the base release: no feature gates"
-  cat >"${NODE_CONF}/kubelet.yaml" <<EOF
+  local gates="featureGates: {MutableContainerProbes: ${gate}}" own="healthzBindAddress: ${ip}"
+  [[ -n "${gate}" ]] || gates="# the base release: no feature gates"
+  # Static Pods: the kubelet creates a mirror Pod for each in the API.
+  ((n == 2)) || own="staticPodPath: ${NODE_STATIC_PODS}"
+  cat >"${conf}/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 ${gates}
@@ -135,9 +177,9 @@ containerRuntimeEndpoint: unix:///run/containerd/containerd.sock
 # their own, apart from any other kubelet's on the host.
 failCgroupV1: false
 cgroupDriver: cgroupfs
-cgroupRoot: /${NODE_CGROUP_ROOT}
+cgroupRoot: /${cgroup_root}
 failSwapOn: false
-address: ${NODE_IP}
+address: ${ip}
 readOnlyPort: 0
 # The API server reaches the kubelet (logs, exec) without client
 # certificates; nothing outside the cluster's namespace can reach it.
@@ -147,8 +189,7 @@ authentication:
 authorization:
   mode: AlwaysAllow
 resolvConf: /etc/resolv.conf
-# Static Pods: the kubelet creates a mirror Pod for each in the API.
-staticPodPath: ${NODE_STATIC_PODS}
+${own}
 # The images are imported, never pulled: keep them whatever the disk usage,
 # and do not evict Pods for a host disk that is merely full-ish.
 imageGCHighThresholdPercent: 100
@@ -164,7 +205,10 @@ crashLoopBackOff:
 EOF
 }
 
+# started: the node came up, and stays up when this script exits.
+started=0
 teardown_on_failure() {
+  ((started == 0)) || return 0
   kep::log::status "the node failed to start; logs are in ${NODE_STATE#"${ROOT}/"}/logs; tearing down"
   "${ROOT}/hack/node-down.sh" || true
 }
@@ -191,7 +235,7 @@ main() {
   kep::control_plane::write_pki "${NODE_CERTS}" "${NODE_IP}"
   write_configs
   kep::node::host_snapshot >"${NODE_DIR}/host.before"
-  trap teardown_on_failure EXIT
+  kep::util::trap_add teardown_on_failure EXIT
   kep::node::make_cgroups
 
   kep::log::status "starting the node in its own namespaces"
@@ -212,19 +256,37 @@ main() {
 
   local kc=("${BIN}/kubectl" --kubeconfig "${NODE_KUBECONFIG}")
   wait_until "kube-apiserver /readyz" 120 "${kc[@]}" get --raw /readyz
-  wait_until "containerd" 60 kep::node::exec test -S /run/containerd/containerd.sock
+  # Each node's containerd socket, as the host sees it: the second node's
+  # is there only once its init has mounted its own /run.
+  local sockets=("${NODE_STATE}/run/containerd/containerd.sock" "${NODE2_HOME}/run/containerd/containerd.sock")
+  if ((NODES == 2)); then
+    # The second node's init, which node-init.sh starts in a mount
+    # namespace of its own.
+    local second=(pgrep -P "${init}" -f 'node-init[.]sh --second-node')
+    wait_until "the second node's init" 10 "${second[@]}"
+    kep::node::pid_record "$("${second[@]}")" >"${NODE2_INIT_PIDFILE}"
+  fi
   # Every image built for the node: the project's, and upstream's e2e images
   # once make test-upstream-e2e has built them.
-  local image
-  for image in "${NODE_IMAGES}"/*.tar; do
-    kep::node::exec "${NODE_BIN}/ctr" --address /run/containerd/containerd.sock -n k8s.io \
-      images import --platform "linux/$(go env GOARCH)" "${image}" >/dev/null 2>&1 ||
-      kep::log::error_exit "importing ${image##*/} into containerd failed"
+  local n image name
+  for n in $(seq "${NODES}"); do
+    wait_until "containerd of node ${n}" 60 test -S "${sockets[n - 1]}"
+    for image in "${NODE_IMAGES}"/*.tar; do
+      kep::node::exec --node "${n}" "${NODE_BIN}/ctr" --address /run/containerd/containerd.sock -n k8s.io \
+        images import --platform "linux/$(go env GOARCH)" "${image}" >/dev/null 2>&1 ||
+        kep::log::error_exit "importing ${image##*/} into the containerd of node ${n} failed"
+    done
   done
-  wait_until "node ${NODE_NAME} Ready" 120 "${kc[@]}" wait --for=condition=Ready "node/${NODE_NAME}" --timeout=1s
+  for name in "${NODE_NAME}" $( ((NODES == 1)) || echo "${NODE2_NAME}"); do
+    wait_until "node ${name} Ready" 120 "${kc[@]}" wait --for=condition=Ready "node/${name}" --timeout=1s
+  done
   wait_until "the default service account" 60 "${kc[@]}" -n default get serviceaccount default
-  trap - EXIT
-  kep::log::status "node ${NODE_NAME} is Ready; KUBECONFIG=${NODE_KUBECONFIG}"
+  started=1
+  if ((NODES == 2)); then
+    kep::log::status "nodes ${NODE_NAME} and ${NODE2_NAME} ($(kep::node::second_kubelet)) are Ready; KUBECONFIG=${NODE_KUBECONFIG}"
+  else
+    kep::log::status "node ${NODE_NAME} is Ready; KUBECONFIG=${NODE_KUBECONFIG}"
+  fi
 }
 
 main "$@"

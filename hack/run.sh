@@ -2,7 +2,10 @@
 # Starts a real single-node cluster from the patched tree with
 # MutableContainerProbes on (hack/node-up.sh), walks through changing the
 # probes of a running container with kubectl (hack/internal/walkthrough-node.sh), then
-# stays up until Ctrl-C.
+# stays up until Ctrl-C. With NODES=2, a second node whose kubelet does not
+# have the feature joins (hack/lib/node.sh), and the walkthrough is that of
+# a cluster whose kubelets are half upgraded
+# (hack/internal/walkthrough-two-nodes.sh).
 #
 # On a machine that cannot run a node, it says what is missing and offers
 # the control-plane-only mode: etcd and kube-apiserver on loopback, and a
@@ -11,6 +14,9 @@
 #   KEP_RUN_MODE=control-plane   the control-plane-only mode
 #   API_PORT=6443                the API server's port on 127.0.0.1
 #   KEP_RUN_EXIT=1               stop after the walkthrough instead of waiting
+#   NODES=2                      two nodes, the second's kubelet without the
+#                                feature (NODE2_GATE=on or off: the patched
+#                                kubelet, with the gate so)
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
@@ -81,12 +87,22 @@ run_node() {
   "${ROOT}/hack/node-up.sh"
   trap '"${ROOT}/hack/node-down.sh"' EXIT
   trap 'echo; kep::log::status "stopping"; exit 0' INT TERM
-  KUBECONFIG="${NODE_KUBECONFIG}" KUBECTL="${BIN}/kubectl" PROBE_IMAGE="${PROBE_IMAGE}" "${ROOT}/hack/internal/walkthrough-node.sh"
+  local cluster="The single-node cluster is up, with MutableContainerProbes on in
+kube-apiserver and the kubelet."
+  if ((NODES == 2)); then
+    WHAT=cmd/kubectl-probe "${ROOT}/hack/build.sh"
+    PATH="${BIN}:${PATH}" KUBECONFIG="${NODE_KUBECONFIG}" KUBECTL="${BIN}/kubectl" PROBE_IMAGE="${PROBE_IMAGE}" \
+      "${ROOT}/hack/internal/walkthrough-two-nodes.sh"
+    cluster="The two-node cluster is up, with MutableContainerProbes on in
+kube-apiserver and ${NODE_NAME}'s kubelet; ${NODE2_NAME} runs
+$(kep::node::second_kubelet)."
+  else
+    KUBECONFIG="${NODE_KUBECONFIG}" KUBECTL="${BIN}/kubectl" PROBE_IMAGE="${PROBE_IMAGE}" "${ROOT}/hack/internal/walkthrough-node.sh"
+  fi
 
   cat <<EOM
 
-The single-node cluster is up, with MutableContainerProbes on in
-kube-apiserver and the kubelet. To use it:
+${cluster} To use it:
 
   export KUBECONFIG=${NODE_KUBECONFIG}
   ${BIN#"${ROOT}/"}/kubectl -n demo get pods

@@ -21,6 +21,11 @@
 #   hack/test-node.sh           make test-node
 #   hack/test-node.sh measure   make measure-node: the measurements of
 #                               docs/performance.md instead, gate on only
+#   NODES=2 hack/test-node.sh   make test-node NODES=2: instead, the tests of
+#                               a cluster whose kubelets are half upgraded
+#                               (test/node, TestTwoNodes*) on two nodes, the
+#                               second with the kubelet that NODE2_GATE
+#                               says (hack/lib/node.sh)
 #   WHAT=sync hack/test-node.sh measure
 #                               the same, with a variant of the kubelet
 #                               that applies probe changes when the pod
@@ -61,14 +66,24 @@ case "${WHAT:-}" in
     ;;
   *) kep::log::error_exit "make measure-node: WHAT is sync or nothing, not ${WHAT}" ;;
 esac
+case "${NODES}" in
+  1) ;;
+  2)
+    ((measure == 0)) || kep::log::error_exit "make measure-node runs on one node, not NODES=2"
+    # The rollout order downgrades a kubelet to the base release's.
+    [[ "${NODE2_GATE}" == base ]] || kep::log::error_exit "make test-node NODES=2 starts the second node with the base release's kubelet, which its tests turn into the patched one and back: leave NODE2_GATE unset"
+    ;;
+  *) kep::log::error_exit "NODES=${NODES}: the cluster has one node or two" ;;
+esac
 kep::tree::ensure_checkout
 kep::node::build
+((NODES == 1)) || kep::node::build_base_binaries cmd/kubelet
 if ((${#kubelet[@]})); then
   WHAT=cmd/kubelet "${ROOT}/hack/build.sh" --patch="${ROOT}/test/node/testdata/kubelet-apply-in-sync.patch" \
     --out="${NODE_DIR}/variant-bin"
 fi
 (cd "${ROOT}" && go test -c -tags node -o /dev/null ./test/node)
-if ((measure == 0)); then
+if ((measure == 0 && NODES == 1)); then
   kep::e2e::build
   kep::e2e::build_node
   kep::e2e::build_images busybox
@@ -140,6 +155,8 @@ suite() {
   "${ROOT}/hack/internal/node-guest.sh" running || rc=1
   if ((measure)); then
     project_tests "${gate}" || rc=$?
+  elif ((NODES == 2)); then
+    project_tests "${gate}" -run '^TestTwoNodes' || rc=$?
   elif [[ "${gate}" == true ]]; then
     kep::e2e::run_node feature-node "${E2E_NODE_FOCUS}" || {
       rc=$?
@@ -170,7 +187,7 @@ suite() {
 rc=0
 "${ROOT}/hack/internal/node-guest.sh" plant
 suite true || rc=1
-if ((measure == 0)); then
+if ((measure == 0 && NODES == 1)); then
   suite false || rc=1
   (cd "${ROOT}" && go run ./cmd/e2e-table -dir "${E2E_DIR}" feature) >>"${REPORT}" || true
   grep -E '^Ran [0-9]+ of' "${E2E_DIR}/feature.log" >&2 || true

@@ -180,7 +180,10 @@ rmdir_gone() {
 
 case "${1:-}" in
   plant) plant ;;
-  running) running && touch "${STATE}/running" ;;
+  running)
+    running
+    touch "${STATE}/running"
+    ;;
   check) check ;;
   remove) remove ;;
   *) kep::log::error_exit "usage: hack/internal/node-guest.sh plant|running|check|remove" ;;

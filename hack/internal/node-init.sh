@@ -4,6 +4,11 @@
 # (etcd, the control plane, containerd, the kubelet, shims and containers)
 # descends from it. Killing it ends them all, and with them the namespaces'
 # mounts and network devices: that is how hack/node-down.sh tears down.
+#
+# With NODES=2, it starts itself again with --second-node, in a mount
+# namespace of its own, for the second node: its own /run, /var/lib and
+# /var/log, so that neither node's containerd or kubelet sees the other's
+# containers, and its containerd and kubelet.
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
@@ -18,58 +23,91 @@ export PATH="${NODE_BIN}:${PATH}"
 # shellcheck source=/dev/null # written by hack/node-up.sh
 source "${NODE_ENV}"
 
-# The kubelet and containerd write to fixed paths under /run, /var/lib and
-# /var/log (the kubelet hard-codes /var/log/containers). Give them the
-# cluster's own directories there; the host's stay untouched.
-for dir in run lib log; do
-  mkdir -p "${NODE_STATE}/${dir}"
-done
-mount --bind "${NODE_STATE}/run" /run
-mount --bind "${NODE_STATE}/lib" /var/lib
-mount --bind "${NODE_STATE}/log" /var/log
+# own_dirs DIR: the kubelet and containerd write to fixed paths under /run,
+# /var/lib and /var/log (the kubelet hard-codes /var/log/containers). Give
+# them DIR's run, lib and log there; the host's stay untouched.
+own_dirs() {
+  local dir
+  for dir in run lib log; do
+    mkdir -p "$1/${dir}"
+  done
+  mount --bind "$1/run" /run
+  mount --bind "$1/lib" /var/lib
+  mount --bind "$1/log" /var/log
+}
 
-# The bridge is the node's IP and the Pods' gateway; the CNI bridge plugin
-# attaches each Pod to it.
-ip link set lo up
-ip link add "${NODE_BRIDGE}" type bridge
-ip addr add "${NODE_IP}/24" dev "${NODE_BRIDGE}"
-ip link set "${NODE_BRIDGE}" up
-ip route add default dev "${NODE_BRIDGE}"
+# bridge NAME IP: a node's bridge is its IP and its Pods' gateway; the CNI
+# bridge plugin attaches each Pod to it.
+bridge() {
+  ip link add "$1" type bridge
+  ip addr add "$2/24" dev "$1"
+  ip link set "$1" up
+}
 
-# start_node_component NAME CMD... runs a component of the node with its output
-# in NODE_LOGS/NAME.log, and records its pid for node-down.
+# start_node_component NAME CMD... runs a component of the node with its
+# output in NODE_LOGS/NAME.log, and records its pid (in the node's PID
+# namespace) in COMPONENTS, for hack/node-restart-kubelet.sh.
+COMPONENTS="${NODE_STATE}/components"
 start_node_component() {
   local name=$1
   shift
   "$@" >"${NODE_LOGS}/${name}.log" 2>&1 &
-  echo "${name} $!" >>"${NODE_STATE}/components"
+  echo "${name} $!" >>"${COMPONENTS}"
 }
 
-# kube_apiserver NAME PORT GATE [FLAG...] starts a kube-apiserver on PORT
-# with MutableContainerProbes set to GATE; the base release does not know
-# the gate.
-kube_apiserver() {
-  local name=$1 port=$2 gate=$3
-  shift 3
-  # shellcheck disable=SC2153 # NODE_ENV sets it
-  ((NODE_BASE == 0)) || gate=""
-  local flags=()
-  kep::util::lines flags kep::control_plane::apiserver_flags "${NODE_CERTS}" 2379 "${port}" "${gate}"
-  start_node_component "${name}" "${NODE_KUBE_BIN}/kube-apiserver" "${flags[@]}" \
-    --advertise-address "${NODE_IP}" --kubelet-preferred-address-types InternalIP "$@"
+# start_kubelet N CONF starts node N's containerd, with CONF/containerd.toml,
+# and its kubelet.
+start_kubelet() {
+  local suffix="" kubelet=()
+  [[ "$1" == 1 ]] || suffix=-$1
+  start_node_component "containerd${suffix}" containerd --config "$2/containerd.toml"
+  # The kubelet exits when the runtime does not answer at once.
+  kep::util::poll 60 test -S /run/containerd/containerd.sock || true
+  kep::util::lines kubelet kep::node::kubelet_command "$1"
+  start_node_component "kubelet${suffix}" "${kubelet[@]}"
 }
+
+# reap: PID 1 (and the second node's init) stays to reap orphans (shims
+# re-parent to it) until it is killed.
+reap() {
+  while true; do
+    wait || true
+    sleep 1
+  done
+}
+
+if [[ "${1:-}" == --second-node ]]; then
+  COMPONENTS="${NODE2_HOME}/components"
+  own_dirs "${NODE2_HOME}"
+  start_kubelet 2 "${NODE2_HOME}/conf"
+  reap
+fi
+
+own_dirs "${NODE_STATE}"
+ip link set lo up
+bridge "${NODE_BRIDGE}" "${NODE_IP}"
+ip route add default dev "${NODE_BRIDGE}"
+if ((NODES == 2)); then
+  # The second node's Pods reach the first's, and the control plane, through
+  # this namespace, which routes between the bridges: forwarding is a
+  # setting of the namespace, not of the host.
+  bridge "${NODE2_BRIDGE}" "${NODE2_IP}"
+  sysctl -qw net.ipv4.ip_forward=1
+fi
 
 etcd_flags=()
 kep::util::lines etcd_flags kep::control_plane::etcd_flags node "${NODE_STATE}/etcd" 2379 2380
 start_node_component etcd "${ETCD}" "${etcd_flags[@]}"
 
-# More flags for the API server, for example an audit policy (make test-docs).
-# shellcheck disable=SC2153 # NODE_ENV sets it
-kube_apiserver kube-apiserver 6443 "${NODE_APISERVER_GATE}" "${NODE_APISERVER_ARGS[@]}"
+apiserver=()
+kep::util::lines apiserver kep::node::apiserver_command 1
+start_node_component kube-apiserver "${apiserver[@]}"
 # A second API server on the same etcd, as in a cluster that is rolling the
 # gate out: one API server has it, the other not yet.
+# shellcheck disable=SC2153 # NODE_ENV sets it
 if [[ -n "${NODE_APISERVER2_GATE}" ]]; then
-  kube_apiserver kube-apiserver-2 6444 "${NODE_APISERVER2_GATE}"
+  kep::util::lines apiserver kep::node::apiserver_command 2
+  start_node_component kube-apiserver-2 "${apiserver[@]}"
 fi
 
 start_node_component kube-controller-manager "${NODE_KUBE_BIN}/kube-controller-manager" \
@@ -80,16 +118,7 @@ start_node_component kube-controller-manager "${NODE_KUBE_BIN}/kube-controller-m
 start_node_component kube-scheduler "${NODE_KUBE_BIN}/kube-scheduler" \
   --kubeconfig "${NODE_CONF}/admin.kubeconfig" --leader-elect=false --bind-address 127.0.0.1
 
-start_node_component containerd containerd --config "${NODE_CONF}/containerd.toml"
-# The kubelet exits when the runtime does not answer at once.
-kep::util::poll 60 test -S /run/containerd/containerd.sock || true
-
-kubelet=()
-kep::util::lines kubelet kep::node::kubelet_command
-start_node_component kubelet "${kubelet[@]}"
-
-# PID 1 stays to reap orphans (shims re-parent to it) until it is killed.
-while true; do
-  wait || true
-  sleep 1
-done
+start_kubelet 1 "${NODE_CONF}"
+((NODES == 1)) ||
+  start_node_component node-2 unshare --mount --propagation private -- "${BASH_SOURCE[0]}" --second-node
+reap

@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Shared settings and helpers for the single-node cluster (hack/node-*.sh).
+# Shared settings and helpers for the single-node cluster (hack/node-*.sh),
+# and its second node with NODES=2.
 #
 # The node runs containerd, runc and the CNI bridge plugin from the Go module
 # proxy, and etcd, kube-apiserver, kube-controller-manager, kube-scheduler
@@ -15,6 +16,8 @@ HARNESS_SOURCED+=" node"
 source "${ROOT}/hack/lib/golang.sh"
 # shellcheck source=hack/lib/sidebyside.sh
 source "${ROOT}/hack/lib/sidebyside.sh"
+# shellcheck source=hack/lib/control-plane.sh
+source "${ROOT}/hack/lib/control-plane.sh"
 
 CONTAINERD_VERSION=v2.4.2
 RUNC_VERSION=v1.5.3
@@ -58,6 +61,27 @@ NODE_BRIDGE=kep0
 NODE_IP=10.88.0.1
 POD_CIDR=10.88.0.0/24
 
+# NODES=2 (make run, make node-up) adds a second node, kep-node-2, in the
+# same namespaces: its own containerd (its own /run, /var/lib and /var/log,
+# in a mount namespace of its own), kubelet, bridge and Pod CIDR, and a
+# cgroup root below the first node's. NODE2_GATE says which kubelet it runs:
+# base (the default), the unpatched base release's, which has no such gate;
+# on or off, the patched kubelet with MutableContainerProbes so.
+NODES="${NODES:-1}"
+NODE2_GATE="${NODE2_GATE:-base}"
+NODE2_NAME=kep-node-2
+NODE2_BRIDGE=kep1
+NODE2_IP=10.88.1.1
+POD2_CIDR=10.88.1.0/24
+# The second node's runtime and kubelet: run, lib and log are bind-mounted
+# over /run, /var/lib and /var/log in its mount namespace; conf and logs as
+# the first node's.
+NODE2_HOME="${NODE_STATE}/node-2"
+NODE2_CGROUP_ROOT="${NODE_CGROUP_ROOT}/node-2"
+# The PID, in the host's PID namespace, of the second node's init, whose
+# mount namespace is the second node's.
+NODE2_INIT_PIDFILE="${NODE_DIR}/init-2.pid"
+
 # The images the tests and the walkthrough use; both are built from the
 # project (test/images) and imported into containerd, never pulled.
 PAUSE_IMAGE=registry.k8s.invalid/kep-6318/pause:1.0
@@ -73,16 +97,89 @@ NODE_ENV="${NODE_CONF}/node.env"
 # are: those of the base it was started with, whatever BASE a later command
 # has, or the unpatched base release's, built from _output/base, with
 # --base; NODE_KUBELET, another kubelet, with --kubelet).
+# With 2, the second node's kubelet (NODE2_KUBELET), which takes the first
+# node's admin kubeconfig.
 kep::node::kubelet_command() (
   local kubelet
   # shellcheck source=/dev/null # written by hack/node-up.sh
   source "${NODE_ENV}"
+  if [[ "${1:-1}" == 2 ]]; then
+    printf '%s\n' "${NODE2_KUBELET}" --config "${NODE2_HOME}/conf/kubelet.yaml" \
+      --kubeconfig "${NODE_CONF}/admin.kubeconfig" --hostname-override "${NODE2_NAME}" \
+      --node-ip "${NODE2_IP}" --v 2
+    return
+  fi
   kubelet=${NODE_KUBE_BIN}/kubelet
   [[ -z "${NODE_KUBELET}" ]] || kubelet=${NODE_KUBELET}
   printf '%s\n' "${kubelet}" --config "${NODE_CONF}/kubelet.yaml" \
     --kubeconfig "${NODE_CONF}/admin.kubeconfig" --hostname-override "${NODE_NAME}" \
     --node-ip "${NODE_IP}" --v 2
 )
+
+# kep::node::apiserver_command N prints, one a line, the node's API server N
+# and its flags, from the options in NODE_ENV: the first, on port 6443, with
+# NODE_APISERVER_GATE and NODE_APISERVER_ARGS; the second (make test-docs's),
+# on 6444, with NODE_APISERVER2_GATE. The base release does not know the
+# gate.
+kep::node::apiserver_command() (
+  # shellcheck source=/dev/null # written by hack/node-up.sh
+  source "${NODE_ENV}"
+  local port=6443 gate=${NODE_APISERVER_GATE} more=("${NODE_APISERVER_ARGS[@]}")
+  [[ "$1" == 1 ]] || port=6444 gate=${NODE_APISERVER2_GATE} more=()
+  ((NODE_BASE == 0)) || gate=""
+  echo "${NODE_KUBE_BIN}/kube-apiserver"
+  kep::control_plane::apiserver_flags "${NODE_CERTS}" 2379 "${port}" "${gate}"
+  printf '%s\n' --advertise-address "${NODE_IP}" --kubelet-preferred-address-types InternalIP "${more[@]}"
+)
+
+# kep::node::components N prints the file where node N's init records the
+# PIDs, in the node's PID namespace, of the components it starts, and
+# kep::node::restart those it restarts: NAME PID, a line each.
+kep::node::components() {
+  if [[ "$1" == 1 ]]; then echo "${NODE_STATE}/components"; else echo "${NODE2_HOME}/components"; fi
+}
+
+# kep::node::gone N PID succeeds once the process PID of node N's PID
+# namespace has exited and its parent, the node's init, has reaped it.
+kep::node::gone() { ! kep::node::exec --node "$1" kill -0 "$2" 2>/dev/null; }
+
+# kep::node::restart N NAME CMD... stops node N's component NAME, as its
+# components file last recorded it (SIGTERM, then SIGKILL), and starts CMD in its place, in node N's
+# namespaces, its output added to NODE_LOGS/NAME.log. The new process's
+# parent exits at once: it becomes a child of the node's init, like the
+# first, and ends with it on teardown.
+kep::node::restart() {
+  local n=$1 name=$2 components pid
+  shift 2
+  components=$(kep::node::components "${n}")
+  pid=$(awk -v name="${name}" '$1 == name {pid = $2} END {print pid}' "${components}")
+  [[ -n "${pid}" ]] || kep::log::error_exit "no ${name} in ${components#"${ROOT}/"}"
+  # An API server drains its requests for a while: killed after 10 seconds.
+  kep::node::exec --node "${n}" kill "${pid}" 2>/dev/null || true
+  kep::util::poll 10 kep::node::gone "${n}" "${pid}" || {
+    kep::node::exec --node "${n}" kill -KILL "${pid}" 2>/dev/null || true
+    kep::util::poll 20 kep::node::gone "${n}" "${pid}" ||
+      kep::log::error_exit "${name} (PID ${pid} in the node) did not stop"
+  }
+  kep::node::exec --node "${n}" setsid bash -c '"$@" >>"'"${NODE_LOGS}/${name}.log"'" 2>&1 & echo "'"${name}"' $!"' \
+    "${name}" "$@" >>"${components}"
+}
+
+# kep::node::set_option NAME VALUE sets the node's option NAME to VALUE in
+# NODE_ENV, for the node's later restarts.
+kep::node::set_option() {
+  local others
+  others=$(grep -v "^$1=" "${NODE_ENV}")
+  printf '%s\n%s=%q\n' "${others}" "$1" "$2" >"${NODE_ENV}"
+}
+
+# kep::node::second_kubelet says which kubelet the second node runs.
+kep::node::second_kubelet() {
+  case "${NODE2_GATE}" in
+    base) echo "the kubelet of ${BASE_TAG}, without the feature" ;;
+    *) echo "the patched kubelet, MutableContainerProbes ${NODE2_GATE}" ;;
+  esac
+}
 
 # kep::node::cgroup_v2_only succeeds on a host whose only cgroup hierarchy is
 # v2: cgroup2 is mounted and no v1 controller is. HARNESS_PROC_MOUNTS names
@@ -194,12 +291,13 @@ kep::node::busybox_rootfs() {
   printf 'root:x:0:\nnobody:x:65534:\n' >"${dir}/etc/group"
 }
 
-# kep::node::build_base_binaries builds the node's Kubernetes components from the
-# unpatched base tree into NODE_DIR/base-bin.
+# kep::node::build_base_binaries TARGET... builds the node's Kubernetes
+# components TARGET (NODE_KUBE_TARGETS, or cmd/kubelet) from the unpatched
+# base tree into NODE_DIR/base-bin.
 kep::node::build_base_binaries() {
   kep::sidebyside::ensure_base_tree
-  kep::log::status "building the node's components of ${BASE_TAG}"
-  kep::golang::build_binaries "${BASE_ROOT}" "${NODE_DIR}/base-bin" "" "${NODE_KUBE_TARGETS[@]}"
+  kep::log::status "building ${*} of ${BASE_TAG}"
+  kep::golang::build_binaries "${BASE_ROOT}" "${NODE_DIR}/base-bin" "" "$@"
 }
 
 # kep::node::pid_record PID prints what the node's PID files hold: the PID
@@ -233,13 +331,19 @@ kep::node::init_pid() { kep::node::pid_of "${NODE_INIT_PIDFILE}"; }
 # kep::node::exec runs a command inside the cluster's namespaces. A script that
 # runs there already (HARNESS_NODE_INSIDE=1, as the node e2e binary's stand-ins
 # for systemctl do) runs it directly.
+# With --node 2 first, it runs the command in the second node's mount
+# namespace, where /run, /var/lib and /var/log are that node's.
 kep::node::exec() {
-  if [[ "${HARNESS_NODE_INSIDE:-0}" == 1 ]]; then
+  local pid pidfile="${NODE_INIT_PIDFILE}" name=""
+  if [[ "${1:-}" == --node ]]; then
+    [[ "$2" == 1 ]] || pidfile=${NODE2_INIT_PIDFILE} name=" ${NODE2_NAME}"
+    shift 2
+  fi
+  if [[ "${HARNESS_NODE_INSIDE:-0}" == 1 && "${pidfile}" == "${NODE_INIT_PIDFILE}" ]]; then
     "$@"
     return
   fi
-  local pid
-  pid=$(kep::node::init_pid) || kep::log::error_exit "the node is not running"
+  pid=$(kep::node::pid_of "${pidfile}") || kep::log::error_exit "the node${name} is not running"
   nsenter --target "${pid}" --mount --net --pid -- "$@"
 }
 
@@ -249,7 +353,8 @@ kep::node::cgroups() {
 }
 
 # kep::node::make_cgroups creates the node's cgroup root in each cgroup v1
-# hierarchy, as the kubelet's cgroupRoot must exist; a cpuset cgroup gets its
+# hierarchy, and the second node's below it with NODES=2, as the kubelet's
+# cgroupRoot must exist; a cpuset cgroup gets its
 # parent's CPUs and memory nodes, without which no process can join it.
 kep::node::make_cgroups() {
   local hierarchy dir file
@@ -260,18 +365,25 @@ kep::node::make_cgroups() {
     for file in cpuset.cpus cpuset.mems; do
       [[ ! -f "${dir}/${file}" ]] || cat "${hierarchy}${file}" >"${dir}/${file}"
     done
+    ((NODES == 1)) || {
+      mkdir -p "${hierarchy}${NODE2_CGROUP_ROOT}"
+      for file in cpuset.cpus cpuset.mems; do
+        [[ ! -f "${dir}/${file}" ]] || cat "${dir}/${file}" >"${hierarchy}${NODE2_CGROUP_ROOT}/${file}"
+      done
+    }
   done
 }
 
 # kep::node::mine filters the lines of a host snapshot section down to what
-# the node makes on the host: mounts under its directory, and its bridge. It
+# the node makes on the host: mounts under its directory, and its bridges. It
 # runs in mount and network namespaces of its own, so the host's other mounts
 # and devices (another runtime's /run/containerd or veth devices) are never
 # its own, and may change while it runs.
 kep::node::mine() {
-  awk -v dir="${NODE_DIR}" -v bridge="${NODE_BRIDGE}" '
+  awk -v dir="${NODE_DIR}" -v bridges="${NODE_BRIDGE} ${NODE2_BRIDGE}" '
+    BEGIN { split(bridges, b, " ") }
     index($0, dir) == 1 && (length($0) == length(dir) || substr($0, length(dir) + 1, 1) == "/") { print; next }
-    $0 == bridge || index($0, bridge "@") == 1 { print }
+    { for (i in b) if ($0 == b[i] || index($0, b[i] "@") == 1) { print; next } }
   '
 }
 
