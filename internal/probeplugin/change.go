@@ -352,10 +352,15 @@ func joinTypes(types []probeType) string {
 	for _, t := range types {
 		names = append(names, string(t))
 	}
-	if len(names) < 2 {
-		return strings.Join(names, "")
+	return joinWords(names)
+}
+
+// joinWords lists words for a message: "a", "a and b", "a, b and c".
+func joinWords(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 func equalProbes(a, b *v1.Probe) bool {

@@ -5,6 +5,7 @@
 package probeplugin
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -104,11 +105,13 @@ liveness or readiness probe is tried against its Pod. A Pod whose probes
 someone else changes after its check is left as it is, and skipped. After each change,
 it waits until the Pod's kubelet reports that it applied it, and until each
 new probe has proved itself through its failure window (--wait=applied
-proves the first Pod that it can prove). The first Pod changes alone, then
-batches that double up to the workload's limit (or a lower
+proves, of each workload, the first Pod that it can prove). The first Pod
+changes alone, and the first of each other workload without others of
+its own, then batches that double up to the workload's limit (or a lower
 --max-in-flight), each once every change of the batch before it is proven,
 and, so proven, never more Pods out of readiness at once than the workload
-allows. Each
+allows, but for a change that only relaxes liveness and startup probes,
+which takes none out. Each
 run keeps on each Pod it changes what it replaced, and kubectl probe undo
 puts it back; a run that finished prints the change of the workload's Pod
 template that gives the Pods that replace these the new probes too.
@@ -344,14 +347,14 @@ func (o *changeOptions) addFlags(cmd *cobra.Command) {
 func (o *changeOptions) addRunFlags(cmd *cobra.Command) {
 	cmdutil.AddDryRunFlag(cmd)
 	o.PrintFlags.AddFlags(cmd)
-	cmd.Flags().StringVar(&o.maxInFlight, "max-in-flight", "", "The most Pods that change at a time, a number or a percentage of the workload's replicas (25%): the first Pod changes alone, then batches that double up to this many, each once every change of the batch before it is proven; and never more than this many Pods of a workload out of readiness at once, counting those of its Pods that are not Ready already, for each workload that the Pods belong to, named or not. It can lower, not raise, the workload's own limit (a Deployment's, StatefulSet's or DaemonSet's maxUnavailable) and that of a PodDisruptionBudget that selects the Pods, which counts every Pod it selects: the smallest holds, where a maxUnavailable of 0, or a PodDisruptionBudget that allows no disruption, counts as 1 (a probe change neither adds a Pod nor evicts one: one Pod changes at a time); 10 when none says.")
-	cmd.Flags().StringVar(&o.wait, "wait", o.wait, "After each change, what to wait for before the next batch: proven, the Pod's kubelet reports that it applied the change, and each new probe passed (a readiness probe keeps or makes the container Ready, a liveness probe does not restart it, nor fail failureThreshold times in a row, a startup probe starts it, and a container that has not started, whose startup probe the change removed, has its liveness probe, which then runs at once, proven as a new one; a crash-looping container is proven from its next start, the kubelet's back-off added to --wait-timeout); applied, Pods proven until one is (a Pod deleted meanwhile, or on no node yet, proves nothing), and each Pod after it only until its kubelet applied the change, the fast path of an incident (a new readiness probe that fails on a Pod may not have made it not Ready yet when the next batch counts the Ready ones); or none, not waiting on the changes, nor proving any (each batch keeps the floor against the Pods not Ready when it starts, and waits for it, but not against what the changes do after it).")
+	cmd.Flags().StringVar(&o.maxInFlight, "max-in-flight", "", "The most Pods of a workload that change, and are out of readiness, at once: a number, or a percentage of its replicas (25%). It lowers, never raises, the workload's limit (its maxUnavailable) and a PodDisruptionBudget's, each at least 1; 10 when none sets one.")
+	cmd.Flags().StringVar(&o.wait, "wait", o.wait, "After each change, what to wait for before the next batch: proven, the kubelet applied it and each new probe passed through its failure window; applied, each workload's Pods proven until one is, the others until their kubelet applied it; or none, counting the Ready Pods as last read.")
 	cmd.Flags().Lookup("wait").NoOptDefVal = waitProven
 	cmd.Flags().DurationVar(&o.waitTimeout, "wait-timeout", o.waitTimeout, "How long to wait for each Pod (its kubelet to apply the change, its container to run the new probes; a new probe's failure window that began is waited out), and for Pods to turn Ready when no Pod may change without taking too many out of readiness; 0 waits as long as it takes.")
 	cmd.Flags().DurationVar(&o.waitTimeout, "timeout", o.waitTimeout, "How long to wait for each Pod.")
 	cmdutil.CheckErr(cmd.Flags().MarkDeprecated("timeout", "use --wait-timeout instead"))
 	cmd.Flags().BoolVar(&o.skipCheck, "skip-check", false, "Store a new liveness or readiness probe without trying it against the Pod first.")
-	cmd.Flags().BoolVar(&o.undoOnFailure, "undo-on-failure", false, "When a Pod fails after its change was stored (a new probe fails), put its probes back as they were, unless someone else changed them meanwhile, or the old probes would restart the container sooner than the new ones (after a failed proof, only old probes with the new ones' handlers are weighed so).")
+	cmd.Flags().BoolVar(&o.undoOnFailure, "undo-on-failure", false, "When a Pod fails after its change was stored (a new probe fails), put its probes back as they were, unless someone else changed them meanwhile, or the change only relaxed them: the old ones would restart the container sooner (after a failed proof, only probes of the same handler count).")
 	cmd.Flags().BoolVarP(&o.yes, "yes", "y", false, "Go on without asking after warnings (removing a readiness probe, or the startup probe of a container that has not started).")
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.fieldManager, "kubectl-probe")
 }
@@ -463,7 +466,7 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 		return err
 	}
 	r.largest, r.floors = largest, append(t.workloadFloors(), budgets...)
-	if r.dryRun == "" && len(t.pods) > 1 {
+	if len(t.pods) > 1 {
 		r.report.batches(r.largest, t.workloadFloors())
 	}
 	if _, ok := ch.(restoreChange); ok {
@@ -497,11 +500,13 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 
 // limit chooses the limit of each workload of t (targets.chooseLimits),
 // and returns the run's largest batch, and the floors of the
-// PodDisruptionBudgets that select the Pods. Budgets that cannot be read
-// are warned of, and left out.
+// PodDisruptionBudgets that select the Pods. A workload whose limit is not
+// known, and budgets that cannot be read, are warned of.
 func (o *changeOptions) limit(ctx context.Context, t *targets) (int, []floor, error) {
-	if t.ownersUnread != nil {
-		o.report.warnf("warning: cannot read the workloads of the Pods, or their Pods, so the run does not keep to their limits: %v\n", t.ownersUnread)
+	for _, w := range t.floors {
+		if w.unknown != "" {
+			o.report.warnf("warning: %s: %s; its limit is not known, so its Pods change one at a time\n", cmp.Or(w.floor.title(), "Pods of no workload"), w.unknown)
+		}
 	}
 	budgets, err := disruptionFloors(ctx, o.client, o.namespace, t.pods)
 	if err != nil {
@@ -525,7 +530,7 @@ func (o *changeOptions) limit(ctx context.Context, t *targets) (int, []floor, er
 // commandLine.command). They never carry a secret: a --token or --password
 // given is named, to give again.
 func newCommandLine(flags, local *pflag.FlagSet, args []string, selector, namespace, context string, kubeconfigs []string, goos string) *commandLine {
-	c := &commandLine{targets: args, connection: []string{"-n", namespace}, windows: goos == "windows"}
+	c := &commandLine{targets: args, connection: []string{"-n", namespace}, goos: goos}
 	if selector != "" {
 		c.targets = []string{"-l", selector}
 	}
@@ -545,6 +550,14 @@ func newCommandLine(flags, local *pflag.FlagSet, args []string, selector, namesp
 		case !f.Changed || f.Name == "namespace":
 		case secretFlags[f.Name]:
 			c.omitted = append(c.omitted, "--"+f.Name)
+		case pathFlags[f.Name] && !filepath.IsAbs(f.Value.String()):
+			// kubectl reads a file that a flag names from the directory
+			// that it runs in: the command names it from anywhere.
+			path, err := filepath.Abs(f.Value.String())
+			if err != nil {
+				path = f.Value.String()
+			}
+			c.connection = append(c.connection, "--"+f.Name+"="+path)
 		default:
 			c.connection = append(c.connection, flagWords(f)...)
 		}
@@ -557,24 +570,28 @@ func newCommandLine(flags, local *pflag.FlagSet, args []string, selector, namesp
 	return c
 }
 
-// flagWords returns the words that give the flag its value again.
+// flagWords returns the words that give the flag its value again, each
+// --NAME=VALUE: a flag whose value is optional (--wait, --dry-run, a bool)
+// would take a VALUE in a word of its own as an argument.
 func flagWords(f *pflag.Flag) []string {
-	if f.Value.Type() == "bool" {
-		return []string{"--" + f.Name + "=" + f.Value.String()}
-	}
 	values := []string{f.Value.String()}
 	if s, ok := f.Value.(pflag.SliceValue); ok {
 		values = s.GetSlice()
 	}
 	var words []string
 	for _, v := range values {
-		words = append(words, "--"+f.Name, v)
+		words = append(words, "--"+f.Name+"="+v)
 	}
 	return words
 }
 
-// secretFlags are the flags whose values the printed commands leave out.
-var secretFlags = map[string]bool{"token": true, "password": true}
+// secretFlags are the flags whose values the printed commands leave out;
+// pathFlags those that name a file or directory, which they name by its
+// absolute path.
+var (
+	secretFlags = map[string]bool{"token": true, "password": true}
+	pathFlags   = map[string]bool{"certificate-authority": true, "client-certificate": true, "client-key": true, "cache-dir": true}
+)
 
 // proofMargin is added to a new probe's failure window (see prover): the
 // time for the kubelet to publish the container's state and the probe's

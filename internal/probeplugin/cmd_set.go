@@ -55,19 +55,22 @@ a Pod that fails either stops the command before the first change. A try is
 not a failure when the container did not answer while it started or
 stopped, as in a crash loop, nor when the probe asks what the old one asks
 and fails as it does (a relaxed probe): the proof after the change judges
-the probe by its threshold. Then the first Pod changes alone,
-and the others in batches that double up to the workload's maxUnavailable,
-or a PodDisruptionBudget's, which the Pods that are not Ready count
-against (all of the workload's Pods, for Pods named or selected too, and
-every Pod that the budget selects), or to a lower --max-in-flight (1, 2, 4,
-8, 10, 10, ... with 10),
-each once every change of the batch before it is proven: the kubelet reports
-that it applied it, and each new probe passes through its failure window
-(--wait=proven). Each batch takes first the Pods whose change can be proven
-soonest: those whose container runs, then crash-looping ones by the end of
-their back-off. In an incident, --wait=applied is the fast path: Pods are
-proven until one is, and each Pod after it waited on only until its kubelet
-applied the change; with --max-in-flight=25%, the batches are 1 Pod, then
+the probe by its threshold. Then the first Pod changes alone, and the
+first of each other workload without others of its own, and the others in
+batches that double up to the workload's maxUnavailable, or a
+PodDisruptionBudget's, which the Pods that are not Ready count against (all
+of the workload's Pods, for Pods named or selected too, and every Pod that
+the budget selects), or to a lower --max-in-flight (1, 2, 4, 8, 10, 10,
+... with 10), each once every change of the batch before it is proven: the
+kubelet reports that it applied it, and each new probe passes through its
+failure window (--wait=proven). A change that only relaxes liveness and
+startup probes, keeping their handlers, restarts no container sooner, and
+the Pods that are not Ready do not hold it back. Each batch takes first the
+Pods whose change can be proven soonest: those whose container runs, then
+crash-looping ones by the end of their back-off. In an incident,
+--wait=applied is the fast path: each workload's Pods are proven until one
+is, and each Pod after it waited on only until its kubelet applied the
+change; with --max-in-flight=25%, the batches are 1 Pod, then
 batches that double up to a quarter of the replicas, or fewer where the
 workload allows fewer. A change to a crash-looping container is proven
 from its next start, once the kubelet's back-off is over, which is added to
@@ -87,7 +90,7 @@ puts back the Pods it changed.`,
   kubectl probe set pod/web -c proxy --startup --failure-threshold=30 -- cat /tmp/started
 
   # Give the liveness probe of a Deployment's Pods as a whole, from standard input
-  echo '{"tcpSocket": {"port": 8080}, "periodSeconds": 20, "failureThreshold": 6}' | kubectl probe set deployment/api --liveness -f -
+  echo '{"tcpSocket": {"port": 8080}, "periodSeconds": 20, "failureThreshold": 6}' | kubectl probe set deployment/api --liveness --probe-file=-
 
   # Remove the liveness probe of the Pods labelled app=api, at most 50 at a time
   # (fewer where their workload or a PodDisruptionBudget allows fewer)
@@ -105,7 +108,7 @@ puts back the Pods it changed.`,
 	cmd.Flags().StringArrayVar(&o.headers, "header", nil, "A header of the httpGet probe's request, NAME: VALUE, such as \"Host: api.internal\"; repeat it for more. Given, the headers replace the probe's; without it, they are kept.")
 	cmd.Flags().Int32Var(&o.grpcPort, "grpc-port", 0, "Probe with the gRPC health check on this port of the Pod.")
 	cmd.Flags().StringVar(&o.grpcService, "grpc-service", "", "The service that the gRPC health check asks about; \"\" for the server's overall health. Without it, the probe's service is kept.")
-	cmd.Flags().StringVarP(&o.probeFile, "probe-file", "f", "", "A file that holds the whole probe, as YAML or JSON (httpGet: {path: /healthz, port: 8080}, failureThreshold: 6, ...), which replaces the probe; - reads it from standard input. Not with the other flags of the probe.")
+	cmd.Flags().StringVar(&o.probeFile, "probe-file", "", "A file that holds the whole probe, as YAML or JSON (httpGet: {path: /healthz, port: 8080}, failureThreshold: 6, ...), which replaces the probe; - reads it from standard input. Not with the other flags of the probe.")
 	cmd.Flags().BoolVar(&o.remove, "remove", false, "Remove the probes.")
 	cmd.Flags().Int32Var(&o.initialDelay, "initial-delay-seconds", 0, "Seconds after the container starts before the first probe.")
 	cmd.Flags().Int32Var(&o.timeoutSeconds, "timeout-seconds", 0, "Seconds after which a probe attempt fails.")

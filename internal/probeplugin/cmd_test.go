@@ -4,15 +4,19 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	appsv1 "k8s.io/api/apps/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/tools/clientcmd"
@@ -38,19 +42,41 @@ func TestUndoCommandCarriesFlags(t *testing.T) {
 	}
 	u := newCommandLine(set.InheritedFlags(), set.LocalFlags(), []string{"deployment/web"}, "", "web", "prod", []string{"/home/alice/.kube/prod"}, "linux")
 	u.run = "20261204-101502-7f3a"
-	want := "kubectl probe undo deployment/web -n web --as alice --as-group oncall --as-group sre --cluster prod --context prod --kubeconfig /home/alice/.kube/prod --server https://prod.example:6443 --user alice --run 20261204-101502-7f3a # give --token again: it is not printed"
+	want := "kubectl probe undo deployment/web -n web --as=alice --as-group=oncall --as-group=sre --cluster=prod --context prod --kubeconfig /home/alice/.kube/prod --server=https://prod.example:6443 --user=alice --run 20261204-101502-7f3a # give --token again: it is not printed"
 	if diff := cmp.Diff(want, u.undo()); diff != "" {
 		t.Errorf("undo (-want +got):\n%s", diff)
 	}
-	if got := u.undoPod("web-1"); !strings.HasPrefix(got, "kubectl probe undo pod/web-1 -n web --as alice ") || strings.Contains(got, "s3cr3t") {
+	if got := u.undoPod("web-1"); !strings.HasPrefix(got, "kubectl probe undo pod/web-1 -n web --as=alice ") || strings.Contains(got, "s3cr3t") {
 		t.Errorf("undo of one Pod: %s", got)
+	}
+}
+
+// A file that a flag names, relative to the directory that the run ran in,
+// as kubectl reads it, is named by its absolute path: a command pasted in
+// another directory reads the same file.
+func TestCommandsNameFilesOfFlagsAbsolute(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	root := NewCmdProbe(genericiooptions.NewTestIOStreamsDiscard(), "v0.0.0")
+	set, _, err := root.Find([]string{"set"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := set.ParseFlags([]string{"--certificate-authority=certs/ca.crt", "--client-certificate=/etc/me.crt", "--client-key=me.key", "--liveness"}); err != nil {
+		t.Fatal(err)
+	}
+	u := newCommandLine(set.InheritedFlags(), set.LocalFlags(), []string{"deployment/web"}, "", "web", "", nil, "linux")
+	u.run = "20261204-101502-7f3a"
+	want := "kubectl probe undo deployment/web -n web --certificate-authority=" + filepath.Join(dir, "certs", "ca.crt") + " --client-certificate=/etc/me.crt --client-key=" + filepath.Join(dir, "me.key") + " --run 20261204-101502-7f3a"
+	if diff := cmp.Diff(want, u.undo()); diff != "" {
+		t.Errorf("undo (-want +got):\n%s", diff)
 	}
 }
 
 // kubectl's --kubeconfig names one file: the commands of a run that read
 // several, which $KUBECONFIG names, are for those. A POSIX shell sets
-// $KUBECONFIG in front of a command; the shells of Windows do not, and the
-// command says to set it first.
+// $KUBECONFIG in front of a command; on Windows, PowerShell sets it for the
+// session first.
 func TestCommandsOfSeveralKubeconfigs(t *testing.T) {
 	root := NewCmdProbe(genericiooptions.NewTestIOStreamsDiscard(), "v0.0.0")
 	set, _, err := root.Find([]string{"set"})
@@ -65,7 +91,7 @@ func TestCommandsOfSeveralKubeconfigs(t *testing.T) {
 	for goos, want := range map[string]string{
 		"linux":   "KUBECONFIG=" + kubeconfig + " kubectl probe undo deployment/web -n web --context prod --run 20261204-101502-7f3a # give --token again: it is not printed",
 		"darwin":  "KUBECONFIG=" + kubeconfig + " kubectl probe undo deployment/web -n web --context prod --run 20261204-101502-7f3a # give --token again: it is not printed",
-		"windows": "kubectl probe undo deployment/web -n web --context prod --run 20261204-101502-7f3a # give --token again: it is not printed; set KUBECONFIG=" + kubeconfig + " first, as the run had it",
+		"windows": "$env:KUBECONFIG='" + kubeconfig + "'; kubectl probe undo deployment/web -n web --context prod --run 20261204-101502-7f3a # give --token again: it is not printed",
 	} {
 		u := newCommandLine(set.InheritedFlags(), set.LocalFlags(), []string{"deployment/web"}, "", "web", "prod", kubeconfigs, goos)
 		u.run = "20261204-101502-7f3a"
@@ -112,7 +138,7 @@ current-context: prod
 		name:  "$KUBECONFIG",
 		env:   kubeconfig,
 		flags: []string{"--as=alice"},
-		want:  "kubectl probe undo deployment/web -n web --as alice --context prod --kubeconfig '" + kubeconfig + "' --run 20261204-101502-7f3a",
+		want:  "kubectl probe undo deployment/web -n web --as=alice --context prod --kubeconfig '" + kubeconfig + "' --run 20261204-101502-7f3a",
 	}, {
 		name:  "given, relative",
 		env:   other,
@@ -188,15 +214,148 @@ current-context: prod
 		t.Fatal(err)
 	}
 	o.cmdline.undoing = o.runID
-	want := "to finish putting back run 20261204-101502-7f3a: kubectl probe undo deployment/web -n web --context prod --kubeconfig " + kubeconfig + " --force=true --wait applied --run 20261204-101502-7f3a\n"
+	want := "to finish putting back run 20261204-101502-7f3a: kubectl probe undo deployment/web -n web --context prod --kubeconfig " + kubeconfig + " --force=true --wait=applied --run 20261204-101502-7f3a\n"
 	if diff := cmp.Diff(want, o.cmdline.finishing()); diff != "" {
 		t.Errorf("finish (-want +got):\n%s", diff)
 	}
 }
 
+// Every kubectl probe command that a run prints reads back, through the
+// command's own parser, as the flags it carries: a flag whose value is
+// optional (--wait, --dry-run, --force) takes the word after it as an
+// argument rather than as its value, so each flag is one word,
+// --NAME=VALUE. Here the undo of a run of set, and the command that
+// finishes a run of undo.
+func TestPrintedCommandsParseBack(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {}}]
+contexts: [{name: prod, context: {cluster: c, user: u, namespace: web}}]
+current-context: prod
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	connection := []string{"--kubeconfig", kubeconfig, "--as=alice", "--as-group=oncall", "--as-group=sre", "--token=s3cr3t"}
+	// The options of a command, and the command under the root's flags, as
+	// NewCmdProbe makes them.
+	complete := func(name string, add func(*cobra.Command, *changeOptions), flags ...string) *commandLine {
+		configFlags := newConfigFlags(io.Discard)
+		root := &cobra.Command{Use: "probe"}
+		configFlags.AddFlags(root.PersistentFlags())
+		o := newChangeOptions(genericiooptions.NewTestIOStreamsDiscard(), "probes set", false)
+		cmd := &cobra.Command{Use: name}
+		add(cmd, o)
+		root.AddCommand(cmd)
+		if err := cmd.ParseFlags(slices.Concat(connection, flags)); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Complete(cmdutil.NewFactory(configFlags), cmd, []string{"deployment/web"}); err != nil {
+			t.Fatal(err)
+		}
+		return o.cmdline
+	}
+	set := complete("set", func(cmd *cobra.Command, o *changeOptions) { o.addFlags(cmd) }, "--liveness", "--wait=applied")
+	set.run = "20261204-101502-7f3a"
+	var runID string
+	undo := complete("undo", func(cmd *cobra.Command, o *changeOptions) {
+		o.targetFlags.add(cmd, "")
+		o.addRunFlags(cmd)
+		cmd.Flags().StringVar(&runID, "run", "", "")
+		cmd.Flags().Bool("force", false, "")
+	}, "--force", "--wait=applied", "--dry-run=server", "-o", "jsonpath={.items[*].result}", "--run", "20261204-101502-7f3a")
+	undo.undoing = runID
+
+	common := map[string]string{"namespace": "web", "context": "prod", "kubeconfig": kubeconfig, "as": "alice", "as-group": "[oncall,sre]", "run": "20261204-101502-7f3a"}
+	finish := maps.Clone(common)
+	maps.Copy(finish, map[string]string{"force": "true", "wait": "applied", "dry-run": "server", "output": "jsonpath={.items[*].result}"})
+	for _, tc := range []struct {
+		name    string
+		command string
+		want    map[string]string
+	}{
+		{"the undo of a run", set.undo(), common},
+		{"the undo of one Pod", set.undoPod("web-1"), common},
+		{"the finish of a run of undo", undo.finish(undo.targets), finish},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			words := shellWords(t, tc.command)
+			if len(words) < 3 || !slices.Equal(words[:2], []string{"kubectl", "probe"}) {
+				t.Fatalf("%s: not a kubectl probe command", tc.command)
+			}
+			cmd, args, err := NewCmdProbe(genericiooptions.NewTestIOStreamsDiscard(), "v0.0.0").Find(words[2:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.ParseFlags(args); err != nil {
+				t.Fatalf("%s: %v", tc.command, err)
+			}
+			if got := cmd.Flags().Args(); len(got) != 1 || !strings.HasPrefix(got[0], "deployment/web") && !strings.HasPrefix(got[0], "pod/web-1") {
+				t.Errorf("%s: arguments %q, want the target only", tc.command, got)
+			}
+			for name, want := range tc.want {
+				if got := cmd.Flags().Lookup(name).Value.String(); got != want {
+					t.Errorf("%s: --%s=%s, want %s", tc.command, name, got, want)
+				}
+			}
+		})
+	}
+}
+
+// shellWords splits a command into its words as a POSIX shell reads the
+// commands that shellJoin quotes: words in single quotes, in which a quote
+// is a quote that ends them, a backslash and the quote, and a quote that
+// goes on; and a comment at the end.
+func shellWords(t *testing.T, command string) []string {
+	t.Helper()
+	var (
+		words        []string
+		word         strings.Builder
+		inWord, open bool
+	)
+	for i := 0; i < len(command); i++ {
+		switch c := command[i]; {
+		case open && c == '\'':
+			open = false
+		case open:
+			word.WriteByte(c)
+		case c == '\'':
+			open, inWord = true, true
+		case c == '\\' && i+1 < len(command):
+			i++
+			word.WriteByte(command[i])
+			inWord = true
+		case c == ' ':
+			if inWord {
+				words = append(words, word.String())
+				word.Reset()
+				inWord = false
+			}
+		case c == '#' && !inWord:
+			return words
+		default:
+			word.WriteByte(c)
+			inWord = true
+		}
+	}
+	if open {
+		t.Fatalf("%s: a quote is not closed", command)
+	}
+	if inWord {
+		words = append(words, word.String())
+	}
+	return words
+}
+
 // Before the pre-check, a run says where it works and on what: the context,
-// the namespace, and how many Pods of which workload.
+// the namespace, and how many Pods, or which one named, of which workloads,
+// those whose limits it keeps to, however the Pods were named or selected.
 func TestReportTarget(t *testing.T) {
+	workload := func(name string) *workloadFloor {
+		return &workloadFloor{workload: &unstructured.Unstructured{}, floor: floor{name: name}}
+	}
+	none := &workloadFloor{}
 	for _, tc := range []struct {
 		name    string
 		context string
@@ -205,17 +364,22 @@ func TestReportTarget(t *testing.T) {
 	}{{
 		name:    "a workload",
 		context: "prod",
-		t:       &targets{pods: namedPods("a", "b", "c"), workloads: []string{"deployment.apps/web"}},
+		t:       &targets{pods: namedPods("a", "b", "c"), floors: []*workloadFloor{workload("deployment.apps/web")}},
 		want:    `target: 3 Pods of deployment.apps/web in namespace "ns" of context "prod"` + "\n",
 	}, {
-		name: "one Pod, without a context",
-		t:    &targets{pods: namedPods("a")},
+		name: "one Pod named, without a context",
+		t:    &targets{pods: namedPods("a"), named: []string{"a"}, floors: []*workloadFloor{none}},
 		want: `target: pod/a in namespace "ns"` + "\n",
 	}, {
-		name:    "Pods a selector selects, some skipped",
+		name: "one Pod named, of a workload",
+		t:    &targets{pods: namedPods("a"), named: []string{"a"}, floors: []*workloadFloor{workload("statefulset.apps/db")}},
+		want: `target: pod/a of statefulset.apps/db in namespace "ns"` + "\n",
+	}, {
+		name:    "Pods a selector selects, of two workloads and of none, some skipped",
 		context: "prod",
-		t:       &targets{pods: namedPods("a", "b"), skipped: []skippedPod{{pod: webPod(), reason: "terminating"}}},
-		want:    `target: 2 Pods in namespace "ns" of context "prod" (1 more skipped)` + "\n",
+		t: &targets{pods: namedPods("a", "b", "c"), skipped: []skippedPod{{pod: webPod(), reason: "terminating"}},
+			floors: []*workloadFloor{workload("deployment.apps/web"), workload("deployment.apps/api"), none}},
+		want: `target: 3 Pods of deployment.apps/web, deployment.apps/api and no workload in namespace "ns" of context "prod" (1 more skipped)` + "\n",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			var errOut bytes.Buffer
@@ -291,9 +455,9 @@ current-context: x
 		{[]string{"set", "web", "--liveness", "--grpc-port=9090", "--", "cat", "/ok"}, "", "error: give one handler: --get-url, --open-tcp, --grpc-port or -- COMMAND\n"},
 		{[]string{"set", "web", "--readiness", "--get-url=ftp://:21/"}, "", "error: --get-url=ftp://:21/: the scheme must be http or https\n"},
 		{[]string{"set", "web", "--liveness", "--remove", "--timeout-seconds=3"}, "", "error: --remove removes the probes: give it without a handler, fields or --probe-file\n"},
-		{[]string{"set", "web", "--liveness", "-f", tcp, "--timeout-seconds=3", "--header=Host: a"}, "", "error: --probe-file gives the whole probe: give it without --header, --timeout-seconds\n"},
+		{[]string{"set", "web", "--liveness", "--probe-file", tcp, "--timeout-seconds=3", "--header=Host: a"}, "", "error: --probe-file gives the whole probe: give it without --header, --timeout-seconds\n"},
 		{[]string{"set", "web", "--liveness", "--readiness", "--probe-file", twice}, "", "error: --probe-file=" + twice + ", as a liveness probe: successThreshold: must be 1 for a liveness probe\n"},
-		{[]string{"set", "web", "--liveness", "-f", "-"}, "httpGet: {port: 8080}\nfailureTreshold: 3\n", `error: --probe-file=-: not a probe: error unmarshaling JSON: while decoding JSON: json: unknown field "failureTreshold"`},
+		{[]string{"set", "web", "--liveness", "--probe-file=-"}, "httpGet: {port: 8080}\nfailureTreshold: 3\n", `error: --probe-file=-: not a probe: error unmarshaling JSON: while decoding JSON: json: unknown field "failureTreshold"`},
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--max-in-flight=0"}, "", "error: --max-in-flight=0: give a number of Pods, at least 1, or a percentage of the replicas, such as 25%\n"},
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait=sometimes"}, "", "error: --wait=sometimes: give proven, applied or none\n"},
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait-timeout=-1s"}, "", "error: --wait-timeout=-1s: give a duration, or 0 to wait as long as it takes\n"},
@@ -308,7 +472,7 @@ current-context: x
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait=applied", "--max-in-flight=25%"}, "", unreachable},
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait", "-o", "jsonpath={.items[*].result}"}, "", unreachable},
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait=false"}, "", unreachable},
-		{[]string{"set", "web", "--startup", "-f", "-"}, "exec: {command: [cat, /tmp/started]}\nfailureThreshold: 30\n", unreachable},
+		{[]string{"set", "web", "--startup", "--probe-file=-"}, "exec: {command: [cat, /tmp/started]}\nfailureThreshold: 30\n", unreachable},
 		{[]string{"set", "web", "--readiness", "--remove", "--dry-run=server"}, "", unreachable},
 		{[]string{"undo", "deployment/web", "--run", "20261204-101502-7f3a", "-o", "name"}, "", unreachable},
 		{[]string{"show", "-l", "app=web", "-o", "custom-columns=POD:.metadata.name"}, "", unreachable},
@@ -350,7 +514,28 @@ func TestMaxInFlightHelp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if usage, want := set.Flags().Lookup("max-in-flight").Usage, "a maxUnavailable of 0, or a PodDisruptionBudget that allows no disruption, counts as 1"; !strings.Contains(usage, want) {
+	if usage, want := set.Flags().Lookup("max-in-flight").Usage, "the workload's limit (its maxUnavailable) and a PodDisruptionBudget's, each at least 1"; !strings.Contains(usage, want) {
 		t.Errorf("--max-in-flight: %q\nwant in it %q", usage, want)
+	}
+}
+
+// A flag's help is a sentence or two, as kubectl's are: the guide has the
+// details. set has no -f: kubectl's -f is --filename, of the objects to
+// work on, not of a probe.
+func TestFlagHelp(t *testing.T) {
+	root := NewCmdProbe(genericiooptions.NewTestIOStreamsDiscard(), "v0.0.0")
+	for _, cmd := range root.Commands() {
+		cmd.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			if len(f.Usage) > 300 {
+				t.Errorf("%s --%s: help of %d characters, want at most 300", cmd.Name(), f.Name, len(f.Usage))
+			}
+		})
+	}
+	set, _, err := root.Find([]string{"set"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := set.Flags().ShorthandLookup("f"); f != nil {
+		t.Errorf("set -f is --%s, want no -f", f.Name)
 	}
 }

@@ -146,9 +146,13 @@ func disruptionLimit(pdb *policyv1.PodDisruptionBudget, expected int) limit {
 // be unavailable (see nextBatch).
 type floor struct {
 	// name names the workload whose Pods it counts; "" for a budget's,
-	// whose limit names it, and for the Pods of no workload.
-	name  string
-	limit limit
+	// whose limit names it, and for the Pods of no workload. within names
+	// the run's workload whose Pods those are, for a workload under it
+	// that has a limit of its own; "" otherwise. budget is set for a
+	// budget's.
+	name, within string
+	budget       bool
+	limit        limit
 	// pods are the Pods it counts, of which ready are Ready now, of the
 	// Pods expected.
 	pods      map[types.UID]bool
@@ -168,6 +172,13 @@ func newFloor(name string, l limit, of int, pods []*v1.Pod) floor {
 	return f
 }
 
+// recount returns the floor, counting pods, as read again, instead.
+func (f floor) recount(pods []*v1.Pod) floor {
+	again := newFloor(f.name, f.limit, f.of, pods)
+	again.within, again.budget = f.within, f.budget
+	return again
+}
+
 // least is the fewest Ready Pods that the floor keeps.
 func (f floor) least() int {
 	return f.of - f.limit.n
@@ -178,9 +189,18 @@ func (f floor) least() int {
 func (f floor) String() string {
 	s := fmt.Sprintf("%d of %d Pods Ready, and at least %d must stay Ready (%s)", f.ready, f.of, f.least(), f.limit.why)
 	if f.name != "" {
-		s = f.name + ": " + s
+		s = f.title() + ": " + s
 	}
 	return s
+}
+
+// title names whose Pods the floor counts: deployment.apps/web, or
+// deployment.apps/web of example.com/app for a workload under another.
+func (f floor) title() string {
+	if f.within != "" {
+		return f.name + " of " + f.within
+	}
+	return f.name
 }
 
 // disruptionFloors returns the floors of the PodDisruptionBudgets of the
@@ -212,7 +232,9 @@ func disruptionFloors(ctx context.Context, client kubernetes.Interface, namespac
 		}
 		of := cmp.Or(int(pdb.Status.ExpectedPods), len(active))
 		if l := disruptionLimit(pdb, of); l.n > 0 {
-			floors = append(floors, newFloor("", l, of, active))
+			f := newFloor("", l, of, active)
+			f.budget = true
+			floors = append(floors, f)
 		}
 	}
 	return floors, nil
@@ -220,28 +242,47 @@ func disruptionFloors(ctx context.Context, client kubernetes.Interface, namespac
 
 // workloadFloor is a workload of a run's Pods, with the floor that the run
 // keeps of its Pods; or, with workload nil, the run's Pods that belong to
-// none, or to one whose Pods cannot be read, which keep a floor of their
-// own.
+// none, or to one that cannot be read, which keep a floor of their own.
 type workloadFloor struct {
 	workload *unstructured.Unstructured
 	// own is the workload's own limit (workloadLimit); nil when it has
 	// none.
 	own *limit
+	// unknown says why the workload's limit is not known: it, a controller
+	// of its Pods, or its Pods cannot be read, so that it, or a workload
+	// between it and its Pods, may have a limit that the run cannot see;
+	// "" when it is known. The run then changes its Pods one at a time.
+	unknown string
+	// named are the run's Pods that the floor counts, read again by name,
+	// for a workload whose Pods cannot be read; nil otherwise.
+	named []string
 	// floor counts the workload's Pods, as last read, of its replicas; its
 	// limit is the one that chooseLimits chose.
 	floor floor
 }
 
+// unknownLimit is the limit of a workload whose limit is not known: one
+// Pod at a time.
+func unknownLimit(why string) limit {
+	return limit{n: 1, why: "its limit is not known (" + why + "), so one Pod at a time"}
+}
+
 // chooseLimits chooses the limit of each workload of t: the smallest of its
 // own, of those of the budgets that count any of its Pods that the run
 // changes, and of --max-in-flight, of its replicas (see
-// chooseMaxInFlight). It returns the largest, the run's largest batch.
+// chooseMaxInFlight), or one Pod when its limit is not known; and, for a
+// workload that the run's Pods count under, of those of the workloads
+// under it, each of which keeps its own floor too: the smallest allowance
+// of the Pods' chain of controllers holds. It returns the largest, the
+// run's largest batch.
 func (t *targets) chooseLimits(flag string, budgets []floor) (int, error) {
-	largest := 0
 	for _, w := range t.floors {
 		var limits []limit
 		if w.own != nil {
 			limits = append(limits, *w.own)
+		}
+		if w.unknown != "" {
+			limits = append(limits, unknownLimit(w.unknown))
 		}
 		for _, b := range budgets {
 			if slices.ContainsFunc(t.pods, func(pod *v1.Pod) bool { return w.floor.pods[pod.UID] && b.pods[pod.UID] }) {
@@ -252,7 +293,19 @@ func (t *targets) chooseLimits(flag string, budgets []floor) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		w.floor.limit, largest = l, max(largest, l.n)
+		w.floor.limit = l
+	}
+	largest := 0
+	for _, w := range t.floors {
+		if w.floor.within != "" {
+			continue
+		}
+		for _, inner := range t.floors {
+			if inner.floor.within == w.floor.name && inner.floor.limit.n < w.floor.limit.n {
+				w.floor.limit = inner.floor.limit
+			}
+		}
+		largest = max(largest, w.floor.limit.n)
 	}
 	return largest, nil
 }

@@ -286,10 +286,25 @@ func TestReportBatches(t *testing.T) {
 			newFloor("statefulset.apps/db", db, 3, readyPods([]string{"a", "b", "c"}, "b")),
 			newFloor("", limit{n: 10, why: "the default, as neither the workload nor a PodDisruptionBudget sets a limit"}, 1, readyPods([]string{"bare"})),
 		},
-		want: "batches: the first Pod alone, then up to 3 at a time, and of each workload at most its limit out of readiness:\n" +
+		want: "batches: the first Pod alone, then of each workload at most its limit at a time, and out of readiness:\n" +
 			"- deployment.apps/web: 3: maxUnavailable 25% of deployment.apps/web's 12 replicas\n" +
 			"- statefulset.apps/db: 1: maxUnavailable 1 of statefulset.apps/db's 3 replicas; not Ready now: 1 of the 3 Pods that it counts, which count against it; the run's own change first\n" +
 			"- Pods of no workload: 10: the default, as neither the workload nor a PodDisruptionBudget sets a limit\n",
+	}, {
+		// A workload under another, that has a limit of its own, is
+		// named with it.
+		largest: 1,
+		floors: []floor{
+			newFloor("rollout.argoproj.io/app", limit{n: 1, why: "maxUnavailable 1 of deployment.apps/web's 4 replicas"}, 4, readyPods([]string{"a", "b", "c", "d"})),
+			func() floor {
+				f := newFloor("deployment.apps/web", limit{n: 1, why: "maxUnavailable 1 of deployment.apps/web's 4 replicas"}, 4, readyPods([]string{"a", "b", "c", "d"}))
+				f.within = "rollout.argoproj.io/app"
+				return f
+			}(),
+		},
+		want: "batches: one Pod at a time, and of each workload at most its limit out of readiness:\n" +
+			"- rollout.argoproj.io/app: 1: maxUnavailable 1 of deployment.apps/web's 4 replicas\n" +
+			"- deployment.apps/web of rollout.argoproj.io/app: 1: maxUnavailable 1 of deployment.apps/web's 4 replicas\n",
 	}} {
 		var errOut bytes.Buffer
 		(&reporter{errOut: &errOut}).batches(tc.largest, tc.floors)

@@ -1,12 +1,15 @@
 package probeplugin
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 
+	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -50,9 +53,24 @@ func (o *owners) know(obj *unstructured.Unstructured) {
 	o.read[obj.GetUID()] = obj
 }
 
+// ownerUnreadError says that a controller of an object, which its owner
+// reference names, cannot be read: the user may not read its kind
+// (Forbidden), the API server does not serve its kind, or the read failed.
+type ownerUnreadError struct {
+	// uid and name are the controller's, as the reference names it:
+	// deployment.apps/web.
+	uid  types.UID
+	name string
+	err  error
+}
+
+func (e *ownerUnreadError) Error() string { return e.name + ": " + e.err.Error() }
+
+func (e *ownerUnreadError) Unwrap() error { return e.err }
+
 // controller returns the controller of obj, or nil when it has none, or
 // when its controller is gone or was replaced by another object of its
-// name.
+// name. A controller that cannot be read is an ownerUnreadError.
 func (o *owners) controller(ctx context.Context, obj metav1.Object) (*unstructured.Unstructured, error) {
 	ref := metav1.GetControllerOf(obj)
 	if ref == nil {
@@ -66,11 +84,12 @@ func (o *owners) controller(ctx context.Context, obj metav1.Object) (*unstructur
 	}
 	gv, err := schema.ParseGroupVersion(ref.APIVersion)
 	if err != nil {
-		return nil, fmt.Errorf("the owner reference to %s %s: %w", ref.Kind, ref.Name, err)
+		return nil, &ownerUnreadError{uid: ref.UID, name: strings.ToLower(ref.Kind) + "/" + ref.Name, err: fmt.Errorf("its owner reference: %w", err)}
 	}
+	name := objectName(gv.WithKind(ref.Kind).GroupKind(), ref.Name)
 	mapping, err := o.mapper.RESTMapping(gv.WithKind(ref.Kind).GroupKind(), gv.Version)
 	if err != nil {
-		return nil, err
+		return nil, &ownerUnreadError{uid: ref.UID, name: name, err: err}
 	}
 	var client dynamic.ResourceInterface = o.dynamic.Resource(mapping.Resource)
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
@@ -81,7 +100,7 @@ func (o *owners) controller(ctx context.Context, obj metav1.Object) (*unstructur
 	case apierrors.IsNotFound(err), err == nil && c.GetUID() != ref.UID:
 		c, err = nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("%s: %w", objectName(gv.WithKind(ref.Kind).GroupKind(), ref.Name), err)
+		return nil, &ownerUnreadError{uid: ref.UID, name: name, err: err}
 	}
 	o.mu.Lock()
 	o.read[ref.UID] = c
@@ -104,77 +123,94 @@ func (o *owners) chain(ctx context.Context, obj metav1.Object) ([]*unstructured.
 	return chain, nil
 }
 
-// belonging are Pods of one workload, or, with workload nil, of none.
+// belonging are Pods of one workload, or, with workload nil, of none, or of
+// one that cannot be read (unread).
 type belonging struct {
 	workload *unstructured.Unstructured
 	pods     []*v1.Pod
+	// inner are the workloads between the Pods and the top one that have
+	// a limit of their own (workloadLimit), which holds too: a Deployment
+	// that a custom resource controls, say.
+	inner []*unstructured.Unstructured
+	// unread is the controller of the Pods that cannot be read, for a
+	// group without a workload; nil for the Pods of none.
+	unread *ownerUnreadError
 }
 
-// workloadsOf returns the workloads whose Pods a run counts, each Pod once:
-// those named, and the top controllers of pods, with the Pods among pods
-// that each controls, but for the Pods of those named, which count with
-// them: Pods named or selected keep to the workloads they belong to, as
-// those workloads named would. A workload that another of them controls,
-// through any chain of controllers, is left out: its Pods count with that
-// one, as a ReplicaSet named with its Deployment, or a Job with its
-// CronJob. The Pods without one come last, and those whose controllers
-// cannot be read with them: the error says which.
-func (o *owners) workloadsOf(ctx context.Context, named []*unstructured.Unstructured, pods []*v1.Pod) ([]belonging, error) {
+// workloadsOf returns the workloads whose Pods a run counts: the top
+// controller of each of pods, with the pods that it controls, in their
+// order, and the workloads under it that have a limit of their own. A Pod
+// counts once, under its top workload, whatever named it: itself, a
+// workload that the top one controls (a Deployment's ReplicaSet, a
+// CronJob's Job), or the top one; so that it keeps to the top one's limit,
+// as the workload's own rollout does, and to the limits of those under it.
+// The Pods whose controllers cannot be read come next, grouped by the
+// first one that cannot (unread), and the Pods without a controller last.
+func (o *owners) workloadsOf(ctx context.Context, pods []*v1.Pod) []belonging {
 	var (
 		groups []belonging
 		of     = map[types.UID]int{}
 		alone  belonging
-		err    error
 	)
-	for _, w := range named {
-		if _, ok := of[w.GetUID()]; !ok {
-			of[w.GetUID()] = len(groups)
-			groups = append(groups, belonging{workload: w})
+	group := func(uid types.UID, b belonging) *belonging {
+		i, ok := of[uid]
+		if !ok {
+			i = len(groups)
+			of[uid] = i
+			groups = append(groups, b)
 		}
-	}
-	counted := func(c *unstructured.Unstructured) bool {
-		_, ok := of[c.GetUID()]
-		return ok
+		return &groups[i]
 	}
 	for _, pod := range pods {
-		chain, chainErr := o.chain(ctx, pod)
-		if chainErr != nil && err == nil {
-			err = fmt.Errorf("pod/%s: %w", pod.Name, chainErr)
-		}
-		if chainErr != nil || len(chain) == 0 {
+		chain, err := o.chain(ctx, pod)
+		var unread *ownerUnreadError
+		switch {
+		case errors.As(err, &unread):
+			g := group(unread.uid, belonging{unread: unread})
+			g.pods = append(g.pods, pod)
+		case err != nil || len(chain) == 0:
 			alone.pods = append(alone.pods, pod)
-			continue
-		}
-		top := chain[len(chain)-1]
-		switch i, ok := of[top.GetUID()]; {
-		case ok:
-			groups[i].pods = append(groups[i].pods, pod)
-		case slices.ContainsFunc(chain, counted):
-			// A workload named between the Pod and its top controller
-			// counts it already.
 		default:
-			of[top.GetUID()] = len(groups)
-			groups = append(groups, belonging{workload: top, pods: []*v1.Pod{pod}})
+			top := chain[len(chain)-1]
+			g := group(top.GetUID(), belonging{workload: top})
+			g.pods = append(g.pods, pod)
+			for _, c := range chain[:len(chain)-1] {
+				if workloadLimit(nameOf(c), c) != nil && !slices.ContainsFunc(g.inner, func(w *unstructured.Unstructured) bool { return w.GetUID() == c.GetUID() }) {
+					g.inner = append(g.inner, c)
+				}
+			}
 		}
 	}
-	groups = slices.DeleteFunc(groups, func(g belonging) bool {
-		chain, chainErr := o.chain(ctx, g.workload)
-		if chainErr != nil && err == nil {
-			err = fmt.Errorf("%s: %w", nameOf(g.workload), chainErr)
-		}
-		return slices.ContainsFunc(chain, counted)
+	// Those that cannot be read after those that can.
+	slices.SortStableFunc(groups, func(a, b belonging) int {
+		return cmp.Compare(btoi(a.unread != nil), btoi(b.unread != nil))
 	})
 	if len(alone.pods) > 0 {
 		groups = append(groups, alone)
 	}
-	return groups, err
+	return groups
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // podsOf returns the Pods that the workload controls now, through any
 // chain of controllers, sorted by name: of the Pods that its
-// spec.selector selects, or of every Pod of its namespace when it has
-// none.
-func (o *owners) podsOf(ctx context.Context, client kubernetes.Interface, workload *unstructured.Unstructured) ([]*v1.Pod, error) {
+// spec.selector selects, or, for a CronJob, which has none, of the Pods
+// of its Jobs, each of which selects its own; or of every Pod of its
+// namespace when it has none. A Pod whose controllers cannot be read, as
+// far as the workload, is left out, and unread says so: the Pods that
+// podsOf returns are then not all the workload's, and its limit is not
+// known (see workloadFloor).
+func (o *owners) podsOf(ctx context.Context, client kubernetes.Interface, workload *unstructured.Unstructured) (pods []*v1.Pod, unread error, err error) {
+	if workload.GroupVersionKind().GroupKind() == batchv1.SchemeGroupVersion.WithKind("CronJob").GroupKind() {
+		pods, err = cronJobPods(ctx, client, workload)
+		return pods, nil, err
+	}
 	selector := labels.Everything()
 	if s, ok, _ := unstructured.NestedMap(workload.Object, "spec", "selector"); ok {
 		var ls metav1.LabelSelector
@@ -186,16 +222,50 @@ func (o *owners) podsOf(ctx context.Context, client kubernetes.Interface, worklo
 	}
 	list, err := client.CoreV1().Pods(workload.GetNamespace()).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	for i := range list.Items {
+		chain, chainErr := o.chain(ctx, &list.Items[i])
+		switch {
+		case slices.ContainsFunc(chain, func(c *unstructured.Unstructured) bool { return c.GetUID() == workload.GetUID() }):
+			pods = append(pods, &list.Items[i])
+		case chainErr != nil && unread == nil:
+			// The controllers read before the one that cannot be did not
+			// lead to the workload: the Pod may be its, or not.
+			unread = fmt.Errorf("pod/%s: %w", list.Items[i].Name, chainErr)
+		}
+	}
+	slices.SortFunc(pods, func(a, b *v1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	return pods, unread, nil
+}
+
+// cronJobPods returns the Pods of the CronJob's Jobs, sorted by name: the
+// Jobs that it controls, and, of each, the Pods that the Job's selector
+// selects and that it controls. It lists the namespace's Jobs, not its
+// Pods, and each Job's Pods.
+func cronJobPods(ctx context.Context, client kubernetes.Interface, cronJob *unstructured.Unstructured) ([]*v1.Pod, error) {
+	jobs, err := client.BatchV1().Jobs(cronJob.GetNamespace()).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing its Jobs: %w", err)
 	}
 	var pods []*v1.Pod
-	for i := range list.Items {
-		chain, err := o.chain(ctx, &list.Items[i])
-		if err != nil {
-			return nil, fmt.Errorf("pod/%s: %w", list.Items[i].Name, err)
+	for i := range jobs.Items {
+		job := &jobs.Items[i]
+		if ref := metav1.GetControllerOf(job); ref == nil || ref.UID != cronJob.GetUID() || job.Spec.Selector == nil {
+			continue
 		}
-		if slices.ContainsFunc(chain, func(c *unstructured.Unstructured) bool { return c.GetUID() == workload.GetUID() }) {
-			pods = append(pods, &list.Items[i])
+		selector, err := metav1.LabelSelectorAsSelector(job.Spec.Selector)
+		if err != nil {
+			continue
+		}
+		list, err := client.CoreV1().Pods(job.Namespace).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
+		if err != nil {
+			return nil, fmt.Errorf("listing the Pods of job.batch/%s: %w", job.Name, err)
+		}
+		for j := range list.Items {
+			if ref := metav1.GetControllerOf(&list.Items[j]); ref != nil && ref.UID == job.UID {
+				pods = append(pods, &list.Items[j])
+			}
 		}
 	}
 	slices.SortFunc(pods, func(a, b *v1.Pod) int { return strings.Compare(a.Name, b.Name) })

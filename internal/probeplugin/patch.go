@@ -166,9 +166,10 @@ func refused(err error) bool {
 // storedDespite reads the Pod again after its patch failed with err, which
 // does not prove that the patch was refused, and returns the Pod when the
 // patch was stored: it carries the record of the run that modified, the Pod
-// as patched, has (lastRunAnnotation), and did not carry it before. When
-// the Pod cannot be read again, whether the patch was stored is unknown:
-// an outcomeUnknownError. Otherwise it returns err.
+// as patched, has (lastRunAnnotation), and did not carry it before. A Pod
+// deleted or recreated meanwhile is a podGoneError. When the Pod cannot be
+// read again, whether the patch was stored is unknown: an
+// outcomeUnknownError. Otherwise it returns err.
 func (p *patcher) storedDespite(ctx context.Context, pod, modified *v1.Pod, err error) (*v1.Pod, error) {
 	record, ok := modified.Annotations[lastRunAnnotation]
 	if !ok || record == pod.Annotations[lastRunAnnotation] {
@@ -176,9 +177,13 @@ func (p *patcher) storedDespite(ctx context.Context, pod, modified *v1.Pod, err 
 	}
 	now, getErr := p.client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
 	switch {
-	case getErr != nil && !apierrors.IsNotFound(getErr):
+	case apierrors.IsNotFound(getErr):
+		return nil, &podGoneError{reason: "deleted"}
+	case getErr != nil:
 		return nil, &outcomeUnknownError{lost: err, unread: getErr}
-	case getErr != nil || now.UID != pod.UID || now.Annotations[lastRunAnnotation] != record:
+	case now.UID != pod.UID:
+		return nil, &podGoneError{reason: "recreated: another Pod has its name now"}
+	case now.Annotations[lastRunAnnotation] != record:
 		return nil, err
 	}
 	return now, nil

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -72,8 +73,13 @@ import (
 // limits them), or come late: the restart is the last word.
 //
 // A startup probe of a container that has not started: the container
-// starting passes it, since only the new probe can start it; not started at
-// the end of the window fails it. Its failures before that are its job. A
+// starting passes it, since only the new probe can start it; its restart
+// fails it. Its failures before that are its job. Its window includes the
+// grace period of the kubelet's kill (the probe's
+// terminationGracePeriodSeconds, or the Pod's): a probe that failed through
+// its window reached its threshold, and the kubelet stops the container,
+// which may take that long, before it starts the next one and reports the
+// restart; not started at the end of that window fails it too. A
 // startup probe of a container that has started runs when it restarts, and
 // there is nothing to prove. Removing the startup probe of a container
 // that has not started starts its liveness probe at once, which may
@@ -89,7 +95,13 @@ import (
 // before its next start (CrashLoopBackOff), is proven from that start: its
 // new probes begin then, and the back-off still to come is added to the
 // proof's deadline, which would otherwise end the proof of a relaxation
-// made to stop the loop before the container could show it.
+// made to stop the loop before the container could show it. So is a
+// container that stops for a kill that its old probes decided, as when a
+// restart loop's kill is in flight: the run that ended finished before the
+// new probes could have decided to kill it (failureThreshold - 1 periods
+// after the change, when the kubelet counts their failures afresh), or its
+// last Killing event is in the second in which the change was stored, or
+// before, or before then too (see prover.killedBefore).
 type prover struct {
 	client kubernetes.Interface
 	// timeout bounds each proof, but for the kubelet's back-offs:
@@ -150,7 +162,7 @@ func (w *prover) wait(ctx context.Context, before, stored *v1.Pod, container str
 
 	pods := make(chan *v1.Pod)
 	events := make(chan eventSeen)
-	windows := make(chan probeType)
+	windows := make(chan windowEnd)
 	ended := make(chan error, 1)
 	eventsEnded := make(chan error, 1)
 	go func() { ended <- w.watchPod(watchCtx, stored, pods) }()
@@ -162,8 +174,13 @@ func (w *prover) wait(ctx context.Context, before, stored *v1.Pod, container str
 			s = p.observe(pod, time.Now())
 		case e := <-events:
 			s = p.event(e, time.Now())
-		case t := <-windows:
-			s = p.windowEnded(t, time.Now())
+		case window := <-windows:
+			if window.round != p.round {
+				// A window of a run of the container that the proof
+				// no longer counts.
+				continue
+			}
+			s = p.windowEnded(window.t, time.Now())
 		case err := <-ended:
 			var failed *podFailedError
 			switch {
@@ -184,14 +201,18 @@ func (w *prover) wait(ctx context.Context, before, stored *v1.Pod, container str
 		case <-ctx.Done():
 			return "", ctx.Err()
 		}
+		if s.failed != nil && s.failed.stopped && w.killedBefore(ctx, p) {
+			s = p.again(time.Now())
+		}
 		if s.backOff > 0 && deadline != nil {
 			end = end.Add(s.backOff)
 			deadline.Reset(time.Until(end))
 		}
 		for t, length := range s.windows {
+			window := windowEnd{t: t, round: p.round}
 			timer := time.AfterFunc(length, func() {
 				select {
-				case windows <- t:
+				case windows <- window:
 				case <-watchCtx.Done():
 				}
 			})
@@ -214,6 +235,57 @@ func (w *prover) wait(ctx context.Context, before, stored *v1.Pod, container str
 			return p.summary(), nil
 		}
 	}
+}
+
+// windowEnd is the end of a probe's failure window that began in the
+// proof's round.
+type windowEnd struct {
+	t     probeType
+	round int
+}
+
+// killedBefore says whether the container's run that ended, the one that
+// ran when the change was stored, stopped for a decision that the new
+// probes cannot have made: one made before the change, such as an old
+// liveness probe's that reached its threshold, whose kill was in flight.
+// That stop says nothing of the new probes, as the stop before a crash
+// loop's back-off does not. The kubelet's Killing event of that run says
+// so when it is in the second in which the API server stored the change,
+// or before; but the kubelet's recorder drops and folds events, so the
+// container's own status says so too: the run finished before the new
+// probes could have decided anything (soonestKill), which a Killing event
+// of that run no later than that says as well.
+func (w *prover) killedBefore(ctx context.Context, p *proof) bool {
+	status := containerStatus(p.last, p.container)
+	if status == nil {
+		return false
+	}
+	run := cmp.Or(status.State.Terminated, status.LastTerminationState.Terminated)
+	if run == nil || !p.ranAtChange(run) {
+		return false
+	}
+	// Times are to the second: a time in a second before soonest is
+	// before the first moment at which the new probes could decide.
+	soonest := p.stored.Add(p.soonestKill)
+	if finished := run.FinishedAt.Truncate(time.Second); !run.FinishedAt.IsZero() && finished.Before(soonest) {
+		return true
+	}
+	e := lastEvent(ctx, w.client, p.last, p.container, "Killing")
+	if e == nil {
+		return false
+	}
+	at := eventTime(e).Truncate(time.Second)
+	return !at.Before(run.StartedAt.Truncate(time.Second)) && (!at.After(p.stored) || at.Before(soonest))
+}
+
+// ranAtChange says whether run, a run of the container that ended, is the
+// one that ran when the change was stored: its container's ID, or else
+// its start, no later than the change.
+func (p *proof) ranAtChange(run *v1.ContainerStateTerminated) bool {
+	if p.runningAtChange != "" && run.ContainerID != "" {
+		return run.ContainerID == p.runningAtChange
+	}
+	return !run.StartedAt.Truncate(time.Second).After(p.stored)
 }
 
 // podFailedError is a Pod that failed while its change was proven.
@@ -375,6 +447,8 @@ type failure struct {
 	// event is the reason of the container's latest event that says why, to
 	// add to the message: "Unhealthy", "Killing", or "" for none.
 	event string
+	// stopped is set when the container restarted or stopped.
+	stopped bool
 }
 
 // proof decides, from what the kubelet reports after it applied a change,
@@ -400,7 +474,14 @@ type proof struct {
 	// startedAtChange is whether the container had started when the change
 	// was stored. The kubelet may report the new generation and a start in
 	// one status, so only this says which probe started it.
+	// runningAtChange is the ID of the container that ran then, if the
+	// Pod's status said.
 	startedAtChange bool
+	runningAtChange string
+	// soonestKill is how long after the change was stored the new probes
+	// could have made the kubelet kill the container at the soonest (see
+	// soonestKill).
+	soonestKill time.Duration
 
 	applied bool
 	// began holds the probes whose proof began, with their failure window.
@@ -425,14 +506,19 @@ type proof struct {
 	// killGrace is how long a container that the kubelet kills for its
 	// liveness probe may take to stop (killGracePeriod), when the kubelet's
 	// Killing event may not show the kill (killingEventGetsThrough); 0
-	// otherwise.
-	killGrace time.Duration
+	// otherwise. startupKillGrace is that of a kill for the startup probe,
+	// which the proof waits for whatever the events show: a startup probe
+	// that reached its threshold is judged by the restart that follows.
+	killGrace, startupKillGrace time.Duration
 	// last is the Pod as last reported.
 	last *v1.Pod
 	// backedOff is when the container's run ended whose back-off the
 	// proof counted, and backOffs all the back-off it counted.
 	backedOff time.Time
 	backOffs  time.Duration
+	// round counts the times the proof began again (again): a failure
+	// window that began in an earlier one decides nothing.
+	round int
 }
 
 // newProof returns the proof of the change of before that stored is: of
@@ -458,6 +544,9 @@ func newProof(before, stored *v1.Pod, container string, margin time.Duration, fu
 
 		startedAtChange: started(containerStatus(stored, container)),
 	}
+	if status := containerStatus(stored, container); status != nil && status.State.Running != nil {
+		p.runningAtChange = status.ContainerID
+	}
 	if !full {
 		p.notes = append(p.notes, "its new probes are not proven (--wait=applied)")
 		return p, nil
@@ -465,6 +554,9 @@ func newProof(before, stored *v1.Pod, container string, margin time.Duration, fu
 	was, now := probesOf(before, container), probesOf(stored, container)
 	if now[liveness] != nil {
 		p.killGrace = killGracePeriod(stored, now[liveness])
+	}
+	if now[startup] != nil {
+		p.startupKillGrace = killGracePeriod(stored, now[startup])
 	}
 	for _, t := range changedProbes(before, stored, container) {
 		switch {
@@ -480,7 +572,43 @@ func newProof(before, stored *v1.Pod, container string, margin time.Duration, fu
 			p.notes = append(p.notes, "without its startup probe, the container that had not started runs its liveness probe: it is proven as a new one")
 		}
 	}
+	p.soonestKill = soonestKill(was, p.probes)
 	return p, nil
+}
+
+// soonestKill is how long after a change of the probes was, to the new
+// probes that a proof proves, the kubelet can have decided to kill the
+// container for one of them, at the soonest: its liveness or startup
+// probe's failureThreshold failures in a row, the first as the kubelet
+// applied it, each a period apart, when the change makes the kubelet count
+// them afresh (a new handler, timeoutSeconds or threshold, or a probe that
+// did not run before); at once when it keeps the count of the old probe's
+// failures (a changed periodSeconds, say), or when no new probe can kill.
+func soonestKill(was, probes map[probeType]*v1.Probe) time.Duration {
+	var soonest time.Duration
+	first := true
+	for _, t := range []probeType{liveness, startup} {
+		probe := probes[t]
+		if probe == nil {
+			continue
+		}
+		var d time.Duration
+		if old := was[t]; old == nil || countsAfresh(old, probe) {
+			d = time.Duration(max(probe.FailureThreshold, 1)-1) * time.Duration(max(probe.PeriodSeconds, 1)) * time.Second
+		}
+		if first || d < soonest {
+			soonest, first = d, false
+		}
+	}
+	return soonest
+}
+
+// countsAfresh says whether the kubelet counts a probe's results afresh
+// when it changes from was to now: for a new handler or timeoutSeconds,
+// which end the attempt in flight, and for new thresholds.
+func countsAfresh(was, now *v1.Probe) bool {
+	return !apiequality.Semantic.DeepEqual(was.ProbeHandler, now.ProbeHandler) || was.TimeoutSeconds != now.TimeoutSeconds ||
+		was.FailureThreshold != now.FailureThreshold || was.SuccessThreshold != now.SuccessThreshold
 }
 
 // The kubelet's event recorder drops an object's events of a type (Normal,
@@ -516,11 +644,11 @@ func (w *prover) killingEventGetsThrough(ctx context.Context, pod *v1.Pod) bool 
 }
 
 // killGracePeriod is the grace period the kubelet gives a container it
-// kills for a failed liveness probe: the probe's
+// kills for a failed liveness or startup probe: the probe's
 // terminationGracePeriodSeconds, or the Pod's, which the API server sets on
 // every Pod (30s when the Pod does not say).
-func killGracePeriod(pod *v1.Pod, liveness *v1.Probe) time.Duration {
-	seconds := cmp.Or(liveness.TerminationGracePeriodSeconds, pod.Spec.TerminationGracePeriodSeconds)
+func killGracePeriod(pod *v1.Pod, probe *v1.Probe) time.Duration {
+	seconds := cmp.Or(probe.TerminationGracePeriodSeconds, pod.Spec.TerminationGracePeriodSeconds)
 	return time.Duration(ptr.Deref(seconds, v1.DefaultTerminationGracePeriodSeconds)) * time.Second
 }
 
@@ -608,6 +736,18 @@ func (p *proof) observe(pod *v1.Pod, now time.Time) step {
 	return p.decide(s)
 }
 
+// again begins the proof again, from the container's next start: the
+// container that its windows began on stopped for its old probes (see
+// prover.killedBefore). The failures counted are that container's; the
+// events seen stay seen.
+func (p *proof) again(now time.Time) step {
+	p.round++
+	p.began, p.passed = map[probeType]time.Duration{}, map[probeType]string{}
+	p.restarts, p.running, p.readiness, p.extended = 0, "", nil, false
+	p.failures = livenessFailures{counts: p.failures.counts}
+	return p.observe(p.last, now)
+}
+
 // backOff returns the part still to come of the kubelet's back-off before
 // the next start of a crash-looping container, the first time the proof
 // sees that back-off; 0 otherwise.
@@ -659,10 +799,18 @@ func (p *proof) begin(s *step, t probeType, probe *v1.Probe, status *v1.Containe
 		}
 	}
 	window := failureWindow(probe, p.margin) + remainingDelay(probe, status, now)
-	if t == liveness {
+	switch t {
+	case liveness:
 		// When the kubelet's events of the Pod may be dropped, a kill shows
 		// only as the restart, once the container stopped.
 		window += p.killGrace
+	case startup:
+		// A container that has not started at the end of the failure
+		// window failed its new startup probe failureThreshold times in a
+		// row, and the kubelet is stopping it, for as long as the grace
+		// period, before it starts the next one and reports the restart,
+		// which says so.
+		window += p.startupKillGrace
 	}
 	p.began[t] = window
 	if s.windows == nil {
@@ -951,7 +1099,7 @@ func (p *proof) restarted(status *v1.ContainerStatus) *failure {
 	if t := status.LastTerminationState.Terminated; t != nil {
 		message += fmt.Sprintf("; its last run ended with %s, exit code %d", cmp.Or(t.Reason, "no reason"), t.ExitCode)
 	}
-	return &failure{message: message, event: "Killing"}
+	return &failure{message: message, event: "Killing", stopped: true}
 }
 
 // anyRuns reports whether a container of the Pod runs, or waits to start
@@ -973,7 +1121,7 @@ func (p *proof) stopped(status *v1.ContainerStatus) *failure {
 	if t := cmp.Or(status.State.Terminated, status.LastTerminationState.Terminated); t != nil {
 		message += fmt.Sprintf("; its run ended with %s, exit code %d", cmp.Or(t.Reason, "no reason"), t.ExitCode)
 	}
-	return &failure{message: message, event: "Killing"}
+	return &failure{message: message, event: "Killing", stopped: true}
 }
 
 // pending names the probes not proven yet: "readiness probe", "liveness and

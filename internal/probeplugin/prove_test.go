@@ -185,8 +185,12 @@ func (k *kubelet) report(observed int64, ready bool) {
 	k.reportStarted(observed, true, ready)
 }
 
-// reportStarted is report, with the container's Started state.
+// reportStarted is report, with the container's Started state. It reports
+// nothing once the prover stopped its watch: the proof ended.
 func (k *kubelet) reportStarted(observed int64, started, ready bool) {
+	if k.watcher.IsStopped() {
+		return
+	}
 	k.pod = k.pod.DeepCopy()
 	k.pod.Status.ObservedGeneration = observed
 	k.pod.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", Ready: ready, Started: ptr.To(started), RestartCount: k.restarts}}
@@ -524,7 +528,8 @@ func TestProveLivenessWindow(t *testing.T) {
 // A startup probe changed on a container that has not started is proven
 // when the container starts, which only the new probe can make it; the
 // container restarting before that, or not started at the end of the new
-// probe's failure window, 30 × (10s + 1s) and the margin, fails it.
+// probe's failure window, 30 × (10s + 1s) and the margin, 2s, and the
+// grace period of the kubelet's kill that follows, 30s, fails it.
 func TestProveStartup(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -561,10 +566,25 @@ func TestProveStartup(t *testing.T) {
 		wantErr: `container "app" restarted before its new startup probe passed (restart count 1, was 0); its last run ended with Error, exit code 137`,
 		after:   time.Minute,
 	}, {
-		name:    "the container has not started at the end of the window",
+		// The new probe reached its threshold at the end of its window, and
+		// the kubelet stops the container, within the Pod's grace period
+		// (30s, the API's default), before it starts the next one and
+		// reports the restart: the restart fails the proof, as it would
+		// have in the window.
+		name: "the container restarts after the window, within the kill's grace period",
+		run: func(k *kubelet) {
+			k.reportStarted(2, false, false)
+			time.Sleep(332*time.Second + 20*time.Second)
+			k.restarts++
+			k.reportStarted(2, false, false)
+		},
+		wantErr: `container "app" restarted before its new startup probe passed (restart count 1, was 0); its last run ended with Error, exit code 137`,
+		after:   352 * time.Second,
+	}, {
+		name:    "the container has not started at the end of the window and the kill's grace period",
 		run:     func(k *kubelet) { k.reportStarted(2, false, false) },
-		wantErr: `the new startup probe has not passed: container "app" has not started 5m32s after the kubelet applied it`,
-		after:   332 * time.Second,
+		wantErr: `the new startup probe has not passed: container "app" has not started 6m2s after the kubelet applied it`,
+		after:   362 * time.Second,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -1327,4 +1347,204 @@ func TestProveApplied(t *testing.T) {
 			t.Errorf("waited %s, want until the kubelet reported the generation, 3s", waited)
 		}
 	})
+}
+
+// A container that the kubelet decided to kill for its old liveness probe
+// before the change was stored, as in a restart loop with a failureThreshold
+// of 1, may stop after the kubelet applied the change: its stop says
+// nothing of the new probe, and the proof begins again from the container's
+// next start, after the kubelet's back-off, 40s after its third restart.
+// The window, 6 × (5s + 1s) and the margin, 2s, that began on the container
+// that stopped decides nothing. The kubelet's Killing event, in the second
+// in which the change was stored, says so; without it, which the kubelet's
+// recorder may drop, the container's status does: its run ended 3s after
+// the change, before the new probe could have failed 6 times in a row, 25s
+// after. A run that ended after that, without the event, may have been the
+// new probe's doing, and fails the proof.
+func TestProveOldKillInFlight(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// event is set when the kubelet's Killing event got through.
+		event bool
+		// ended is when the run ended after the change was stored.
+		ended   time.Duration
+		want    string
+		wantErr string
+		after   time.Duration
+	}{{
+		name:  "the Killing event",
+		event: true,
+		ended: 3 * time.Second,
+		want:  "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (38s)",
+		after: 81 * time.Second,
+	}, {
+		name:  "no Killing event: the run ended before the new probe could have decided",
+		ended: 3 * time.Second,
+		want:  "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (38s)",
+		after: 81 * time.Second,
+	}, {
+		name:    "no Killing event: the run ended after the new probe could have decided",
+		ended:   31 * time.Second,
+		wantErr: `container "app" stopped before its new liveness probe passed; its run ended with Error, exit code 137`,
+		after:   31 * time.Second,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				before, stored := changedPods()
+				before.Spec.Containers[0].LivenessProbe.FailureThreshold = 1
+				storedAt := time.Now()
+				livenessChanged(before, stored, storedAt)
+				stored.Spec.Containers[0].LivenessProbe = before.Spec.Containers[0].LivenessProbe.DeepCopy()
+				stored.Spec.Containers[0].LivenessProbe.FailureThreshold = 6
+				stored.Spec.Containers[0].LivenessProbe.PeriodSeconds = 5
+				started := metav1.NewTime(storedAt.Add(-30 * time.Second))
+				before.Status.ContainerStatuses = []v1.ContainerStatus{{
+					Name: "app", ContainerID: "containerd://1", Ready: true, Started: ptr.To(true), RestartCount: 3,
+					State: v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: started}},
+				}}
+				stored.Status = *before.Status.DeepCopy()
+				client, k := newKubelet(t, before)
+				if tc.event {
+					if _, err := client.CoreV1().Events("ns").Create(context.Background(), &v1.Event{
+						ObjectMeta:     metav1.ObjectMeta{Name: "web.killing", Namespace: "ns"},
+						InvolvedObject: v1.ObjectReference{Kind: "Pod", Name: "web", UID: before.UID, FieldPath: "spec.containers{app}"},
+						Reason:         "Killing", Type: v1.EventTypeNormal, Message: "Container app failed liveness probe, will be restarted",
+						FirstTimestamp: metav1.NewTime(storedAt), LastTimestamp: metav1.NewTime(storedAt),
+					}, metav1.CreateOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				w := &prover{client: client, timeout: 30 * time.Second, margin: 2 * time.Second}
+				start := time.Now()
+				var took time.Duration
+				done := make(chan struct{})
+				result := inBackground(func() (string, error) {
+					defer close(done)
+					defer func() { took = time.Since(start) }()
+					return w.prove(context.Background(), before, stored, "app")
+				})
+				report := func(status v1.ContainerStatus) {
+					select {
+					case <-done:
+						return
+					default:
+					}
+					pod := before.DeepCopy()
+					pod.Status.ObservedGeneration = 2
+					pod.Status.ContainerStatuses = []v1.ContainerStatus{status}
+					ready := v1.ConditionFalse
+					if status.Ready {
+						ready = v1.ConditionTrue
+					}
+					pod.Status.Conditions = []v1.PodCondition{{Type: v1.PodReady, Status: ready}}
+					k.watcher.Modify(pod)
+				}
+				time.Sleep(time.Second)
+				report(before.Status.ContainerStatuses[0])
+				time.Sleep(tc.ended - time.Second)
+				ended := v1.ContainerState{Terminated: &v1.ContainerStateTerminated{ContainerID: "containerd://1", Reason: "Error", ExitCode: 137, StartedAt: started, FinishedAt: metav1.Now()}}
+				report(v1.ContainerStatus{
+					Name: "app", ContainerID: "containerd://1", Started: ptr.To(false), RestartCount: 3,
+					State: v1.ContainerState{Waiting: &v1.ContainerStateWaiting{Reason: crashLoopBackOff}}, LastTerminationState: ended,
+				})
+				time.Sleep(40 * time.Second)
+				report(v1.ContainerStatus{
+					Name: "app", ContainerID: "containerd://2", Ready: true, Started: ptr.To(true), RestartCount: 4,
+					State: v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: metav1.Now()}}, LastTerminationState: ended,
+				})
+				got, err := result()
+				if took != tc.after {
+					t.Errorf("the proof ended after %s, want %s", took, tc.after)
+				}
+				checkProof(t, got, err, tc.want, tc.wantErr)
+			})
+		})
+	}
+}
+
+// A startup probe changed on a container that has not started, whose old
+// startup probe's kill was in flight (the kubelet's Killing event in the
+// second in which the change was stored), is proven on the next container,
+// which the new probe starts. A kill that the new probe decided, its third
+// failure in a row 2s after the change, at the soonest, is its failure,
+// whether or not its Killing event got through.
+func TestProveStartupKills(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// killedAt is when the kubelet decided the kill, after the change
+		// was stored, and event whether its Killing event got through.
+		killedAt time.Duration
+		event    bool
+		want     string
+		wantErr  string
+	}{{
+		name:     "the old probe's kill, in flight",
+		killedAt: 0,
+		event:    true,
+		want:     "the kubelet applied generation 2; the new startup probe passed: the container started",
+	}, {
+		name:     "the new probe's kill",
+		killedAt: 3 * time.Second,
+		event:    true,
+		wantErr:  `container "app" restarted before its new startup probe passed (restart count 1, was 0); its last run ended with Completed, exit code 0; its last Killing event, 1s ago: Container app failed startup probe, will be restarted`,
+	}, {
+		name:     "the new probe's kill, its Killing event dropped",
+		killedAt: 3 * time.Second,
+		wantErr:  `container "app" restarted before its new startup probe passed (restart count 1, was 0); its last run ended with Completed, exit code 0`,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				before, stored := changedPods()
+				startupChanged(before, stored)
+				storedAt := time.Now()
+				stored.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl-probe", Operation: metav1.ManagedFieldsOperationUpdate, Time: ptr.To(metav1.NewTime(storedAt))}}
+				stored.Spec.Containers[0].StartupProbe.FailureThreshold = 3
+				stored.Spec.Containers[0].StartupProbe.PeriodSeconds = 1
+				started := metav1.NewTime(storedAt.Add(-time.Minute))
+				running := v1.ContainerStatus{
+					Name: "app", ContainerID: "containerd://1", Started: ptr.To(false),
+					State: v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: started}},
+				}
+				before.Status.ContainerStatuses = []v1.ContainerStatus{running}
+				stored.Status = *before.Status.DeepCopy()
+				client, k := newKubelet(t, before)
+				w := &prover{client: client, timeout: time.Hour, margin: 2 * time.Second}
+				result := inBackground(func() (string, error) { return w.prove(context.Background(), before, stored, "app") })
+				report := func(status v1.ContainerStatus) {
+					if k.watcher.IsStopped() {
+						return
+					}
+					pod := before.DeepCopy()
+					pod.Status.ObservedGeneration = 2
+					pod.Status.ContainerStatuses = []v1.ContainerStatus{status}
+					k.watcher.Modify(pod)
+				}
+				report(running)
+				time.Sleep(tc.killedAt)
+				if tc.event {
+					if _, err := client.CoreV1().Events("ns").Create(context.Background(), &v1.Event{
+						ObjectMeta:     metav1.ObjectMeta{Name: "web.killing", Namespace: "ns"},
+						InvolvedObject: v1.ObjectReference{Kind: "Pod", Name: "web", UID: before.UID, FieldPath: "spec.containers{app}"},
+						Reason:         "Killing", Type: v1.EventTypeNormal, Message: "Container app failed startup probe, will be restarted",
+						FirstTimestamp: metav1.Now(), LastTimestamp: metav1.Now(),
+					}, metav1.CreateOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				time.Sleep(time.Second)
+				ended := v1.ContainerState{Terminated: &v1.ContainerStateTerminated{ContainerID: "containerd://1", Reason: "Completed", StartedAt: started, FinishedAt: metav1.Now()}}
+				report(v1.ContainerStatus{
+					Name: "app", ContainerID: "containerd://2", Started: ptr.To(false), RestartCount: 1,
+					State: v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: metav1.Now()}}, LastTerminationState: ended,
+				})
+				time.Sleep(5 * time.Second)
+				report(v1.ContainerStatus{
+					Name: "app", ContainerID: "containerd://2", Started: ptr.To(true), RestartCount: 1,
+					State: v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: metav1.Now()}}, LastTerminationState: ended,
+				})
+				got, err := result()
+				checkProof(t, got, err, tc.want, tc.wantErr)
+			})
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package probeplugin
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -223,24 +224,32 @@ func (e *leftAlone) Error() string { return e.reason }
 
 // containerOf names the container that the run changed.
 func (u undoRun) containerOf(pod *v1.Pod) (string, error) {
-	r, err := readRecord(pod)
+	r, err := u.record(pod)
 	if err != nil {
 		return "", err
-	}
-	if r == nil {
-		return "", &leftAlone{reason: "no run of kubectl probe is recorded on it"}
 	}
 	return r.Container, nil
 }
 
-func (u undoRun) apply(pod *v1.Pod, c *v1.Container, template *podTemplate) error {
+// record returns the Pod's record of its last run; a Pod that has none, or
+// whose record cannot be read, is left alone.
+func (u undoRun) record(pod *v1.Pod) (*runRecord, error) {
 	r, err := readRecord(pod)
+	switch {
+	case err != nil:
+		return nil, &leftAlone{reason: err.Error()}
+	case r == nil:
+		return nil, &leftAlone{reason: "no run of kubectl probe is recorded on it"}
+	}
+	return r, nil
+}
+
+func (u undoRun) apply(pod *v1.Pod, c *v1.Container, template *podTemplate) error {
+	r, err := u.record(pod)
 	if err != nil {
 		return err
 	}
 	switch {
-	case r == nil:
-		return &leftAlone{reason: "no run of kubectl probe is recorded on it"}
 	case r.Run != u.run && slices.Contains(r.Earlier, u.run):
 		return &leftAlone{reason: fmt.Sprintf("left as it is: run %s changed it after run %s", r.Run, u.run)}
 	case r.Run != u.run:
@@ -281,14 +290,21 @@ func (u undoRun) apply(pod *v1.Pod, c *v1.Container, template *podTemplate) erro
 // selectRun keeps, of the Pods of t, those of run id, or of the last run
 // recorded on them when id is empty, and returns the run and how many other
 // Pods it dropped. The Pods of the run include those that a later run
-// changed again, which undo leaves alone and names.
+// changed again, and those whose record cannot be read, which may be of
+// the run: undo leaves them alone and names them.
 func selectRun(t *targets, id string) (string, int, error) {
 	records := map[*v1.Pod]*runRecord{}
-	var last *runRecord
+	var (
+		last       *runRecord
+		unreadable []*v1.Pod
+		why        error
+	)
 	for _, pod := range t.pods {
 		r, err := readRecord(pod)
 		if err != nil {
-			return "", 0, fmt.Errorf("pod/%s: %w", pod.Name, err)
+			unreadable = append(unreadable, pod)
+			why = cmp.Or(why, fmt.Errorf("pod/%s: %w", pod.Name, err))
+			continue
 		}
 		if r == nil {
 			continue
@@ -299,20 +315,23 @@ func selectRun(t *targets, id string) (string, int, error) {
 		}
 	}
 	switch {
+	case last == nil && len(unreadable) == len(t.pods):
+		return "", 0, fmt.Errorf("the record of kubectl probe's last run cannot be read on any of the %s, so undo cannot tell what to put back (%v)", pods(len(t.pods)), why)
+	case last == nil && len(unreadable) > 0:
+		return "", 0, fmt.Errorf("no run of kubectl probe is recorded on the %s that can be read: the record on %d of them cannot be read (%v), and the others have none", pods(len(t.pods)), len(unreadable), why)
 	case last == nil:
 		return "", 0, fmt.Errorf("no run of kubectl probe is recorded on the %s: there is nothing to undo", pods(len(t.pods)))
 	case id == "":
 		id = last.Run
 	}
-	var of []*v1.Pod
-	for _, pod := range t.pods {
-		if r := records[pod]; r != nil && (r.Run == id || slices.Contains(r.Earlier, id)) {
-			of = append(of, pod)
-		}
+	ofRun := func(pod *v1.Pod) bool {
+		r := records[pod]
+		return r != nil && (r.Run == id || slices.Contains(r.Earlier, id))
 	}
-	if len(of) == 0 {
+	if !slices.ContainsFunc(t.pods, ofRun) {
 		return "", 0, fmt.Errorf("run %s is not recorded on the %s; the last run recorded is %s", id, pods(len(t.pods)), last.Run)
 	}
+	of := slices.DeleteFunc(slices.Clone(t.pods), func(pod *v1.Pod) bool { return !ofRun(pod) && !slices.Contains(unreadable, pod) })
 	others := len(t.pods) - len(of)
 	t.pods = of
 	return id, others, nil

@@ -186,7 +186,8 @@ func TestUndoRun(t *testing.T) {
 }
 
 // undo works on the Pods of the last run recorded on the targets, or of the
-// run it is given, those that a later run changed again included.
+// run it is given, those that a later run changed again included, and those
+// whose record cannot be read, which it leaves alone.
 func TestSelectRun(t *testing.T) {
 	at := time.Date(2026, 12, 4, 10, 15, 2, 0, time.UTC)
 	record := func(name, run string, minute int, earlier ...string) *v1.Pod {
@@ -199,7 +200,9 @@ func TestSelectRun(t *testing.T) {
 		return pod
 	}
 	pods := func() []*v1.Pod {
-		return []*v1.Pod{record("a", "r1", 0), record("b", "r2", 5, "r1"), record("c", "r2", 5), record("d", "", 0)}
+		unreadable := namedPods("e")[0]
+		unreadable.Annotations = map[string]string{lastRunAnnotation: "{"}
+		return []*v1.Pod{record("a", "r1", 0), record("b", "r2", 5, "r1"), record("c", "r2", 5), record("d", "", 0), unreadable}
 	}
 	for _, tc := range []struct {
 		name, run string
@@ -208,9 +211,9 @@ func TestSelectRun(t *testing.T) {
 		others    int
 		wantErr   string
 	}{
-		{name: "the last run", want: []string{"b", "c"}, wantRun: "r2", others: 2},
-		{name: "an earlier run, and the Pod a later run changed", run: "r1", want: []string{"a", "b"}, wantRun: "r1", others: 2},
-		{name: "a run not recorded", run: "r0", wantErr: "run r0 is not recorded on the 4 Pods; the last run recorded is r2"},
+		{name: "the last run, and a Pod whose record cannot be read", want: []string{"b", "c", "e"}, wantRun: "r2", others: 2},
+		{name: "an earlier run, and the Pod a later run changed", run: "r1", want: []string{"a", "b", "e"}, wantRun: "r1", others: 2},
+		{name: "a run not recorded", run: "r0", wantErr: "run r0 is not recorded on the 5 Pods; the last run recorded is r2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tg := &targets{pods: pods()}
@@ -232,6 +235,21 @@ func TestSelectRun(t *testing.T) {
 	}
 	if _, _, err := selectRun(&targets{pods: []*v1.Pod{record("d", "", 0)}}, ""); err == nil || err.Error() != "no run of kubectl probe is recorded on the 1 Pod: there is nothing to undo" {
 		t.Errorf("selectRun without records: %v", err)
+	}
+	// Records that cannot be read are not said to be none.
+	unreadable := func(name string) *v1.Pod {
+		pod := namedPods(name)[0]
+		pod.Annotations = map[string]string{lastRunAnnotation: `{"version": "v9"}`}
+		return pod
+	}
+	for pods, want := range map[int]string{
+		2: `the record of kubectl probe's last run cannot be read on any of the 2 Pods, so undo cannot tell what to put back (pod/e: annotation ` + lastRunAnnotation + ` has version "v9", which this kubectl probe does not know: a newer kubectl probe wrote it)`,
+		3: `no run of kubectl probe is recorded on the 3 Pods that can be read: the record on 2 of them cannot be read (pod/e: annotation ` + lastRunAnnotation + ` has version "v9", which this kubectl probe does not know: a newer kubectl probe wrote it), and the others have none`,
+	} {
+		tg := &targets{pods: []*v1.Pod{unreadable("e"), unreadable("f"), record("d", "", 0)}[:pods]}
+		if _, _, err := selectRun(tg, ""); err == nil || err.Error() != want {
+			t.Errorf("selectRun with %d Pods, 2 of whose records cannot be read: %v, want %q", pods, err, want)
+		}
 	}
 }
 
@@ -386,10 +404,19 @@ func TestUndoOutcomeUnknown(t *testing.T) {
 	}
 }
 
+// The printed commands are quoted as the shell of the system reads them
+// back: a POSIX shell's, or PowerShell's on Windows, which reads a quote
+// in single quotes as two, and a comma or an @ outside them as its own.
 func TestShellJoin(t *testing.T) {
-	got := shellJoin([]string{"kubectl", "probe", "undo", "-l", "app in (web,api)", "-n", "ns", "--run", "it's"})
-	if want := `kubectl probe undo -l 'app in (web,api)' -n ns --run 'it'\''s'`; got != want || !strings.Contains(got, "-n ns") {
-		t.Errorf("shellJoin = %s, want %s", got, want)
+	words := []string{"kubectl", "probe", "undo", "-l", "app in (web,api)", "--as=alice@example.com", "--as-group=a,b", "-n", "ns", "--run", "it's", ""}
+	for goos, want := range map[string]string{
+		"linux":   `kubectl probe undo -l 'app in (web,api)' --as=alice@example.com --as-group=a,b -n ns --run 'it'\''s' ''`,
+		"darwin":  `kubectl probe undo -l 'app in (web,api)' --as=alice@example.com --as-group=a,b -n ns --run 'it'\''s' ''`,
+		"windows": `kubectl probe undo -l 'app in (web,api)' '--as=alice@example.com' '--as-group=a,b' -n ns --run 'it''s' ''`,
+	} {
+		if got := shellJoin(goos, words); got != want {
+			t.Errorf("%s: shellJoin = %s, want %s", goos, got, want)
+		}
 	}
 }
 
@@ -406,5 +433,48 @@ func TestRecordedWithUnreadableKept(t *testing.T) {
 	}
 	if _, err := applyChange(t, changed, undoRun{run: "r1", undoneBy: "u1"}, nil); err == nil || !strings.Contains(err.Error(), "annotation "+keptAnnotation+" is not what kubectl probe disable writes") {
 		t.Errorf("undo: %v, want it to say that the kept probes cannot be read", err)
+	}
+}
+
+// A Pod whose record of its last run cannot be read, as one that another
+// tool wrote over, does not keep undo from putting back the others: it is
+// left as it is, and skipped with the reason.
+func TestUndoSkipsAnUnreadableRecord(t *testing.T) {
+	names := []string{"a", "b", "c"}
+	c := newCluster(namedPods(names...)...)
+	r, _, errOut := newRunner(c, relax)
+	if err := r.run(context.Background(), &targets{pods: namedPods(names...)}); err != nil {
+		t.Fatalf("set: %v\n%s", err, errOut)
+	}
+	pods := c.CoreV1().Pods("ns")
+	b, err := pods.Get(context.Background(), "b", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Annotations[lastRunAnnotation] = "{"
+	if _, err := pods.Update(context.Background(), b, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := pods.List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := &targets{}
+	for i := range list.Items {
+		tg.pods = append(tg.pods, &list.Items[i])
+	}
+	run, others, err := selectRun(tg, "")
+	if err != nil || run != testRun || others != 0 {
+		t.Fatalf("selectRun = %s, %d, %v; want %s, the run of every Pod", run, others, err, testRun)
+	}
+	u, out, errOut := newRunner(c, nil)
+	u.change, u.cmdline.run = undoRun{run: run, undoneBy: "u1"}, ""
+	u.report = newTestReporter(out, errOut, "", "probes put back")
+	if err := u.run(context.Background(), tg); err != nil {
+		t.Fatalf("undo: %v\n%s", err, errOut)
+	}
+	want := "pod/b skipped: annotation " + lastRunAnnotation + " is not what kubectl probe writes: unexpected end of JSON input\npod/a probes put back\npod/c probes put back\n"
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("printed (-want +got):\n%s", diff)
 	}
 }

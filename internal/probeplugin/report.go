@@ -87,14 +87,25 @@ func (p *reporter) templateUnread(pr *podRun, err error) {
 }
 
 // target says, before the pre-check, where the run works and on what: how
-// many Pods of which workloads, in which namespace of which context.
+// many Pods (or which one, named) of which workloads, those whose limits
+// it keeps to, in which namespace of which context.
 func (p *reporter) target(context, namespace string, t *targets) {
 	what := pods(len(t.pods))
-	if len(t.pods) == 1 && len(t.workloads) == 0 {
+	if len(t.pods) == 1 && len(t.named) > 0 {
 		what = "pod/" + t.pods[0].Name
 	}
-	if len(t.workloads) > 0 {
-		what += " of " + strings.Join(t.workloads, ", ")
+	var of []string
+	for _, w := range t.floors {
+		switch {
+		case w.floor.within != "":
+		case w.floor.name != "":
+			of = append(of, w.floor.name)
+		case len(of) > 0:
+			of = append(of, "no workload")
+		}
+	}
+	if len(of) > 0 {
+		what += " of " + joinWords(of)
 	}
 	where := fmt.Sprintf("in namespace %q", namespace)
 	if context != "" {
@@ -109,7 +120,8 @@ func (p *reporter) target(context, namespace string, t *targets) {
 
 // batches says, before the first change, how many Pods the run changes at
 // once, the largest batch, and, for each workload whose Pods it counts
-// (floors), how many of them it takes out of readiness at once, and why;
+// (floors), and each one under it that has a limit of its own, how many of
+// them it changes at once and takes out of readiness at once, and why;
 // and how many of those that the workload's floor counts are not Ready
 // already, which count against that limit.
 func (p *reporter) batches(largest int, floors []floor) {
@@ -130,9 +142,13 @@ func (p *reporter) batches(largest int, floors []floor) {
 		fmt.Fprintf(p.errOut, "batches: %s: %s\n", at, describe(floors[0]))
 		return
 	}
-	fmt.Fprintf(p.errOut, "batches: %s, and of each workload at most its limit out of readiness:\n", at)
+	head := "the first Pod alone, then of each workload at most its limit at a time, and out of readiness"
+	if largest == 1 {
+		head = "one Pod at a time, and of each workload at most its limit out of readiness"
+	}
+	fmt.Fprintf(p.errOut, "batches: %s:\n", head)
 	for _, f := range floors {
-		fmt.Fprintf(p.errOut, "- %s: %d: %s\n", cmp.Or(f.name, "Pods of no workload"), f.limit.n, describe(f))
+		fmt.Fprintf(p.errOut, "- %s: %d: %s\n", cmp.Or(f.title(), "Pods of no workload"), f.limit.n, describe(f))
 	}
 }
 
@@ -203,7 +219,7 @@ func (p *reporter) workload(w workloadAfter, c *commandLine, finished bool) {
 		// one for the workload's own rollout to make.
 		p.warnf("%s: Pods that replace these get %s%s; the run did not finish, so it suggests no change of the template\n", w.name, probes, notNew)
 	case w.patch != "":
-		p.warnf("%s: Pods that replace these get %s%s; to change the template too: %s\n", w.name, probes, notNew, c.patch(w.name, w.patch))
+		p.warnf("%s: Pods that replace these get %s%s; to change the template too, if it has not changed since the run read it (the patch fails otherwise, and changes nothing): %s\n", w.name, probes, notNew, c.patch(w.name, w.patch))
 	case w.why != "":
 		p.warnf("%s: Pods that replace these get %s%s: %s\n", w.name, probes, notNew, w.why)
 	case w.disabled:
@@ -451,13 +467,19 @@ func (p *reporter) undoHint(pr *podRun, c *commandLine) {
 }
 
 // finished prints the end of a run that stopped at a Pod that failed, or
-// that an interrupt ended: which Pods were done, failed, put back and not
-// started, and the command that puts back what the run changed, or that
-// finishes a run of undo.
+// that an interrupt ended: which Pods were done, failed, failed and kept
+// (a relaxation that --undo-on-failure left, see runner.undo), put back
+// and not started, and the command that puts back what the run changed,
+// or that finishes a run of undo.
 func (p *reporter) finished(title string, done, failed, putBack, rest []*podRun, c *commandLine) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.errOut, "error: %s\ndone (%d): %s\nfailed (%d): %s\n", title, len(done), list(done), len(failed), list(failed))
+	kept := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return !pr.kept })
+	notKept := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return pr.kept })
+	fmt.Fprintf(p.errOut, "error: %s\ndone (%d): %s\nfailed (%d): %s\n", title, len(done), list(done), len(notKept), list(notKept))
+	if len(kept) > 0 {
+		fmt.Fprintf(p.errOut, "kept, though not proven, as their old probes would restart the container sooner (%d): %s\n", len(kept), list(kept))
+	}
 	if len(putBack) > 0 {
 		fmt.Fprintf(p.errOut, "put back, in flight when interrupted (%d): %s\n", len(putBack), list(putBack))
 	}
@@ -475,10 +497,10 @@ func (p *reporter) finished(title string, done, failed, putBack, rest []*podRun,
 }
 
 // interrupted says, when the interrupt comes, what the run does about it,
-// as it waits on its changes (mode, of --wait), and the command that puts
-// back what it changed, or that finishes a run of undo, in case the user
-// does not wait.
-func (p *reporter) interrupted(inFlight int, undoing bool, mode string, c *commandLine) {
+// as it waits on its changes (mode, of --wait), and, in case the user does
+// not wait, the command that puts back what it changed, when it changed a
+// Pod or may have, or that finishes a run of undo.
+func (p *reporter) interrupted(inFlight int, changed, undoing bool, mode string, c *commandLine) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	what, done := fmt.Sprintf("the %d in flight are", inFlight), "proven first"
@@ -498,7 +520,7 @@ func (p *reporter) interrupted(inFlight int, undoing bool, mode string, c *comma
 	} else {
 		fmt.Fprintf(p.errOut, "interrupted: no more Pods change, and %s %s; Ctrl-C again quits at once\n", what, done)
 	}
-	if c.run != "" {
+	if changed && c.run != "" {
 		fmt.Fprintf(p.errOut, "to put back what this run changed: %s\n", c.undo())
 	}
 	fmt.Fprint(p.errOut, c.finishing())
@@ -524,10 +546,11 @@ type commandLine struct {
 	connection []string
 	// kubeconfig lists the kubeconfig files that the run read, as
 	// $KUBECONFIG does, when they are several, which --kubeconfig cannot
-	// name (see command); windows is set when the commands are for
-	// Windows.
+	// name (see command); goos is the system whose shell the commands are
+	// for, runtime.GOOS: "windows" for PowerShell, a POSIX shell's
+	// otherwise.
 	kubeconfig string
-	windows    bool
+	goos       string
 	// flags are the flags given to the run's own command, but -l and --run,
 	// which the command that finishes a run of undo carries: --force, ...
 	flags []string
@@ -582,35 +605,47 @@ func (c *commandLine) patch(object, patch string) string {
 
 // command returns the command of the words as a shell reads it back, and
 // says which secret flags to give again. The kubeconfig files of
-// $KUBECONFIG, when there are several, are set in front of it, as a POSIX
-// shell reads it; on Windows, whose shells do not, the command says to set
-// them first.
+// $KUBECONFIG, when there are several, are set in front of it: for the
+// command alone, as a POSIX shell reads it, or, on Windows, for the
+// PowerShell session, which has no such form.
 func (c *commandLine) command(words []string) string {
-	command := shellJoin(words)
-	var notes []string
-	if len(c.omitted) > 0 {
-		notes = append(notes, "give "+strings.Join(c.omitted, " and ")+" again: it is not printed")
-	}
+	command := shellJoin(c.goos, words)
 	switch {
 	case c.kubeconfig == "":
-	case c.windows:
-		notes = append(notes, "set "+clientcmd.RecommendedConfigPathEnvVar+"="+c.kubeconfig+" first, as the run had it")
+	case c.goos == "windows":
+		// The value of an assignment is an expression, in which a bare
+		// word is not a string.
+		command = "$env:" + clientcmd.RecommendedConfigPathEnvVar + "='" + strings.ReplaceAll(c.kubeconfig, "'", "''") + "'; " + command
 	default:
-		command = clientcmd.RecommendedConfigPathEnvVar + "=" + shellJoin([]string{c.kubeconfig}) + " " + command
+		command = clientcmd.RecommendedConfigPathEnvVar + "=" + shellJoin(c.goos, []string{c.kubeconfig}) + " " + command
 	}
-	if len(notes) > 0 {
-		command += " # " + strings.Join(notes, "; ")
+	if len(c.omitted) > 0 {
+		command += " # give " + strings.Join(c.omitted, " and ") + " again: it is not printed"
 	}
 	return command
 }
 
-// shellJoin joins the words of a command as a shell reads them back.
-func shellJoin(words []string) string {
+// shellJoin joins the words of a command as the shell of goos reads them
+// back: a POSIX shell's, or, on Windows, PowerShell's. A word of letters,
+// digits and -_./:=+,@ only is as it is; any other is in single quotes, in
+// which a POSIX shell reads a quote written as a quote, a backslash and two
+// quotes (the quotes end, an escaped quote, they begin again), and
+// PowerShell a quote written twice. PowerShell reads more in a bare word
+// than a POSIX shell does, a comma as an array's, and @ at a word's start
+// as a splat, and so it quotes words with those too.
+func shellJoin(goos string, words []string) string {
+	bare := "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=+,@"
+	if goos == "windows" {
+		bare = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=+"
+	}
 	quoted := make([]string, len(words))
 	for i, w := range words {
-		if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,@+") == "" {
+		switch {
+		case w != "" && strings.Trim(w, bare) == "":
 			quoted[i] = w
-		} else {
+		case goos == "windows":
+			quoted[i] = "'" + strings.ReplaceAll(w, "'", "''") + "'"
+		default:
 			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 		}
 	}
@@ -708,6 +743,12 @@ func printAs(printer printers.ResourcePrinter, w io.Writer, v any) error {
 		return err
 	}
 	return printer.PrintObj(obj, w)
+}
+
+// relaxationPassesFloor says that the floors, such as held, do not hold
+// back a change that only relaxes liveness and startup probes.
+func (p *reporter) relaxationPassesFloor(held string) {
+	p.warnf("batches: the floors do not hold back a change that only relaxes liveness and startup probes, which restarts no container sooner and takes no Pod out of readiness (%s)\n", held)
 }
 
 // waitingForReady says that the run waits for Pods to turn Ready before

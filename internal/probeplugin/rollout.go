@@ -6,21 +6,26 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/kubectl/pkg/util/podutils"
 )
 
 // rollout is the run's third stage: it changes the Pods of todo as
-// progressive delivery does, the first Pod alone, then in batches that
-// double up to the run's limit, each started only when every change of the
-// one before it is proven (prove.go): a wrong probe reaches one Pod, and a
-// right one is on every Pod after a few failure windows. A change can take
+// progressive delivery does, the first Pod alone, then in batches, each
+// started only when every change of the one before it is proven
+// (prove.go): a wrong probe reaches one Pod, and a right one is on every
+// Pod after a few failure windows. Each workload has its canary: until the
+// change of one of its Pods is proven, its Pods go one at a time, and are
+// proven with --wait=applied too; and its own share of each batch, which
+// doubles with each batch that it is in, up to its limit, whatever the
+// other workloads of the run do. A change can take
 // a Pod out of readiness, so no batch takes the Ready Pods below a floor:
 // each workload's, its replicas less its limit, of all of its Pods, and
 // each PodDisruptionBudget's, of every Pod it selects; counting the Pods
@@ -54,62 +59,100 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 	case r.applied != nil:
 		mode = waitApplied
 	}
-	var inFlight atomic.Int32
+	// inFlight counts the Pods whose changes began before the interrupt;
+	// changed is set once a Pod changed, or may have.
+	var (
+		mu       sync.Mutex
+		inFlight int
+		changed  bool
+	)
 	said := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
-		r.report.interrupted(int(inFlight.Load()), r.undoOnFailure, mode, r.cmdline)
+		mu.Lock()
+		n, undo := inFlight, changed || inFlight > 0
+		mu.Unlock()
+		r.report.interrupted(n, undo, r.undoOnFailure, mode, r.cmdline)
 		close(said)
 	})
 	var (
 		failed  *podRun
 		stopped error
 		left    = todo
-		// proven is set once a Pod's change was proven: with
-		// --wait=applied, the Pods after it are waited on only until
-		// their kubelets applied theirs.
-		proven bool
+		// proven holds the workloads that a Pod's proven change
+		// (podRun.waited) is the canary of: with --wait=applied, their
+		// Pods after it are waited on only until their kubelets applied
+		// theirs.
+		proven = map[string]bool{}
 	)
-	for size := 1; len(left) > 0 && ctx.Err() == nil; {
-		batch, err := r.nextBatch(ctx, left, size)
+	// sizes are how many Pods of each workload a batch takes, as asked:
+	// 1 at first, its canary.
+	sizes := map[string]int{}
+	for first := true; len(left) > 0 && ctx.Err() == nil; first = false {
+		batch, err := r.nextBatch(ctx, left, first, sizes, proven)
 		if err != nil {
 			if ctx.Err() == nil {
 				stopped = err
 			}
 			break
 		}
-		// A first Pod is proven with --wait=applied too, until one is
-		// (with --wait=none, r.prove is nil: no Pod is).
-		wait := r.prove
-		if r.applied != nil && proven {
-			wait = r.applied
+		// Whether the batch begins, as a whole, and the count in flight,
+		// are one step: an interrupt that comes as it begins counts every
+		// Pod of it in flight, or stops all of them, never some.
+		mu.Lock()
+		begins := ctx.Err() == nil
+		if begins {
+			inFlight += len(batch)
+		}
+		mu.Unlock()
+		if !begins {
+			break
 		}
 		left = slices.DeleteFunc(slices.Clone(left), func(pr *podRun) bool { return slices.Contains(batch, pr) })
 		var wg sync.WaitGroup
 		for _, pr := range batch {
+			// A canary is proven with --wait=applied too (with
+			// --wait=none, r.prove is nil: no Pod is).
+			wait := r.prove
+			if r.applied != nil && proven[pr.workload] {
+				wait = r.applied
+			}
 			wg.Go(func() {
-				inFlight.Add(1)
-				defer inFlight.Add(-1)
-				if ctx.Err() == nil {
-					r.one(work, proofs, pr, wait)
-				}
+				r.one(work, proofs, pr, wait)
+				mu.Lock()
+				inFlight--
+				changed = changed || pr.changed() || pr.unknown
+				mu.Unlock()
 			})
 		}
 		wg.Wait()
-		proven = proven || slices.ContainsFunc(batch, func(pr *podRun) bool { return pr.waited })
+		for _, pr := range batch {
+			proven[pr.workload] = proven[pr.workload] || pr.waited
+		}
 		if i := slices.IndexFunc(batch, func(pr *podRun) bool { return pr.result == resultFailed }); i >= 0 {
 			failed = batch[i]
 			break
 		}
-		// Twice the size asked for, not the batch taken: the floor that
-		// made a batch smaller counts the Pods out of readiness now, and
-		// says nothing of the change; it still bounds the next batch.
-		size = min(2*size, r.largest)
+		// Of each workload in the batch, twice the share asked for, not
+		// the share taken: the floor that made it smaller counts the Pods
+		// out of readiness now, and says nothing of the change; it still
+		// bounds the next batch.
+		grown := map[string]bool{}
+		for _, pr := range batch {
+			if w := pr.workload; !grown[w] {
+				grown[w] = true
+				sizes[w] = min(2*max(sizes[w], 1), r.limitOf(w))
+			}
+		}
 	}
 	// What the run does about an interrupt is said before how it ended.
-	interrupted := !stop()
-	if interrupted {
+	// An interrupt that left no Pod out, as one during the last batch,
+	// which was waited on to the end, ends a run that did what it was
+	// asked.
+	fired := !stop()
+	if fired {
 		<-said
 	}
+	interrupted := fired && (len(left) > 0 || slices.ContainsFunc(todo, func(pr *podRun) bool { return pr.interrupted }))
 	if failed == nil && stopped == nil && !interrupted {
 		for _, pr := range runs {
 			if pr.result == resultChanged || pr.result == resultUnchanged {
@@ -165,12 +208,29 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 // enough of them to be Ready.
 const floorPoll = 2 * time.Second
 
-// nextBatch returns the next batch, of at most size Pods of left: first the
-// Pods that are not Ready, since changing them takes no Pod out of
-// readiness, then as many Ready ones as keep every floor: each workload's,
-// its replicas less its limit, of all of its Pods, and each
-// PodDisruptionBudget's, of every Pod that the budget selects (see floor);
-// of each, first those whose proof can begin soonest (provenSooner). A run
+// limitOf is the most Pods of the workload, by name, that a batch takes:
+// the limit of its floor, which chooseLimits chose, or else the run's
+// largest batch.
+func (r *runner) limitOf(workload string) int {
+	for _, f := range r.floors {
+		if f.name == workload && f.within == "" && !f.budget {
+			return f.limit.n
+		}
+	}
+	return max(r.largest, 1)
+}
+
+// nextBatch returns the next batch of Pods of left, one Pod when it is the
+// run's first, and of each workload at most its share, sizes (1 when they
+// do not say): first the Pods that are not Ready, since changing them
+// takes no Pod out of readiness, then as many Ready ones as keep every
+// floor: each workload's, its replicas less its limit, of all of its Pods,
+// and each PodDisruptionBudget's, of every Pod that the budget selects
+// (see floor); of each, first those whose proof can begin soonest
+// (provenSooner). A change that only relaxes liveness and startup probes
+// passes the floors, and keeps to its workload's share. Of a workload that
+// is not proven yet, a run that proves its changes takes one Pod, its
+// canary. A run
 // that waits on its changes reads its Pods and the floors before each
 // batch (census, budgets), the first one too: the pre-check and its
 // confirmation take a while, and a crash-looping container changes its
@@ -181,16 +241,25 @@ const floorPoll = 2 * time.Second
 // as long as a run waits for a Pod (--wait-timeout), and then says why the
 // run stops: --wait=none too, since the Pods it changed while they were
 // not Ready may turn Ready, which is what a change in a crash loop is for.
-func (r *runner) nextBatch(ctx context.Context, left []*podRun, size int) ([]*podRun, error) {
+func (r *runner) nextBatch(ctx context.Context, left []*podRun, first bool, sizes map[string]int, proven map[string]bool) ([]*podRun, error) {
 	var waitUntil time.Time
 	for read := r.prove != nil; ; read = true {
 		if read {
-			pods, floors, err := r.census(ctx)
-			if err == nil && r.budgets != nil {
-				var budgets []floor
-				budgets, err = r.budgets(ctx)
-				floors = append(floors, budgets...)
-			}
+			var (
+				pods   []*v1.Pod
+				floors []floor
+			)
+			// A read that fails now and then, as lists do on a busy API
+			// server, is tried again: it does not stop a long run.
+			err := retry.OnError(retry.DefaultBackoff, func(error) bool { return ctx.Err() == nil }, func() error {
+				var err error
+				if pods, floors, err = r.census(ctx); err == nil && r.budgets != nil {
+					var budgets []floor
+					budgets, err = r.budgets(ctx)
+					floors = append(floors, budgets...)
+				}
+				return err
+			})
 			if err != nil {
 				return nil, fmt.Errorf("stopped before the next batch: cannot count the Ready Pods: %w", err)
 			}
@@ -217,25 +286,50 @@ func (r *runner) nextBatch(ctx context.Context, left []*podRun, size int) ([]*po
 			}
 		}
 		floors := slices.Clone(r.floors)
-		var batch, readyOnes []*podRun
+		var (
+			batch, readyOnes []*podRun
+			taken            = map[string]int{}
+		)
+		// room says whether the batch has room for the Pod: the run's first
+		// Pod goes alone; a workload's share, and its canary, which goes
+		// without others of its workload until one of its Pods is proven.
+		room := func(pr *podRun) bool {
+			w := pr.workload
+			switch {
+			case first && len(batch) > 0, taken[w] >= max(sizes[w], 1):
+				return false
+			}
+			return r.prove == nil || proven[w] || taken[w] == 0
+		}
+		take := func(pr *podRun) {
+			batch = append(batch, pr)
+			taken[pr.workload]++
+		}
 		for _, pr := range slices.SortedStableFunc(slices.Values(left), provenSooner) {
 			switch {
 			case ready[pr.pod.UID]:
 				readyOnes = append(readyOnes, pr)
-			case len(batch) < size:
-				batch = append(batch, pr)
+			case room(pr):
+				take(pr)
 			}
 		}
 		why := ""
 		for _, pr := range readyOnes {
-			if len(batch) == size {
-				break
+			if !room(pr) {
+				continue
 			}
-			if held := takeOut(floors, pr.pod); held != nil {
+			// A relaxation leaves the Pod Ready: the floors do not hold it
+			// back, and it takes none of their Ready Pods.
+			if pr.relaxes() {
+				if held := holding(floors, pr.pod); held != nil && !r.saidRelaxes {
+					r.saidRelaxes = true
+					r.report.relaxationPassesFloor(held.String())
+				}
+			} else if held := takeOut(floors, pr.pod); held != nil {
 				why = cmp.Or(why, held.String())
 				continue
 			}
-			batch = append(batch, pr)
+			take(pr)
 		}
 		if len(batch) > 0 {
 			return batch, nil
@@ -245,7 +339,7 @@ func (r *runner) nextBatch(ctx context.Context, left []*podRun, size int) ([]*po
 		}
 		switch {
 		case r.waitTimeout > 0 && !waitUntil.IsZero() && !time.Now().Before(waitUntil):
-			return nil, errors.New("stopped before the next batch: " + why)
+			return nil, errors.New("stopped before the next batch: " + why + "; once the Pods that are not Ready are, or are deleted for their controller to replace, run the command again: it leaves the Pods changed already as they are")
 		case waitUntil.IsZero():
 			waitUntil = time.Now().Add(r.waitTimeout)
 			r.report.waitingForReady(why)
@@ -260,16 +354,25 @@ func (r *runner) nextBatch(ctx context.Context, left []*podRun, size int) ([]*po
 
 // takeOut counts a Ready Pod out of each floor that counts it, and returns
 // nil; or, when that would take one of them below its least, leaves them as
-// they are, and returns that one.
+// they are, and returns that one (holding).
 func takeOut(floors []floor, pod *v1.Pod) *floor {
-	for i := range floors {
-		if floors[i].pods[pod.UID] && floors[i].ready <= floors[i].least() {
-			return &floors[i]
-		}
+	if held := holding(floors, pod); held != nil {
+		return held
 	}
 	for i := range floors {
 		if floors[i].pods[pod.UID] {
 			floors[i].ready--
+		}
+	}
+	return nil
+}
+
+// holding returns the floor that counts the Ready Pod and that taking it
+// out of readiness would take below its least; nil when none would.
+func holding(floors []floor, pod *v1.Pod) *floor {
+	for i := range floors {
+		if floors[i].pods[pod.UID] && floors[i].ready <= floors[i].least() {
+			return &floors[i]
 		}
 	}
 	return nil
@@ -370,6 +473,7 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 	}
 	if why := restartsSooner(probesOf(pr.pod, pr.container), probesOf(pr.stored, pr.container), !pr.interrupted); why != "" {
 		pr.reason += "; not undone: the old probes would restart the container sooner"
+		pr.kept = true
 		r.report.notUndone(pr, why, r.cmdline)
 		return
 	}
@@ -383,17 +487,60 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 	r.report.undone(pr)
 }
 
-// restartsSooner says how the old probes would restart the container
-// sooner than the new ones, or "" when they would not. After a failed
-// proof, only probes that ask what the new ones ask (the same handler) are
-// weighed so: a new handler that failed is put back whatever its timing. A
-// liveness probe would when the new one is not there, or waits longer
-// after the container starts, allows more seconds of failures in a row, or
-// waits longer for an answer. A startup probe would when it does so of the
-// new startup probe, or, where either has none, when it gives a starting
-// container less time before a restart: without a startup probe, the
-// liveness probe runs from the container's start.
+// restartsSooner says how the old probes, was, would restart the container
+// sooner than the new ones, now, or "" when they would not: only when the
+// change relaxed them (relaxes), the old ones sooner in a way (sooner), and
+// the new ones in none. Probes that are each sooner in a way of their own,
+// such as an old one that waits longer for an answer and allows fewer
+// failures in a row, are no relaxation: the old ones are put back.
 func restartsSooner(was, now map[probeType]*v1.Probe, failed bool) string {
+	if sooner(now, was, failed) != "" {
+		return ""
+	}
+	return sooner(was, now, failed)
+}
+
+// relaxes says whether the Pod's change only relaxes its liveness and
+// startup probes (relaxes).
+func (pr *podRun) relaxes() bool {
+	return relaxes(probesOf(pr.pod, pr.container), probesOf(pr.modified, pr.container), pr.changes)
+}
+
+// relaxes says whether a change of the probes of the types, was to now,
+// only relaxes liveness and startup probes, and so takes the container's
+// Pod out of readiness no sooner than its old probes would: it changes no
+// readiness probe, keeps the handlers (a startup probe added, the liveness
+// probe's, which checked the starting container before), and the new
+// probes would restart the container sooner in no way (sooner), the rule
+// by which the undo of a failed change refuses to put back the old probes
+// (restartsSooner).
+func relaxes(was, now map[probeType]*v1.Probe, types []probeType) bool {
+	for _, t := range types {
+		old := was[t]
+		if t == startup && old == nil {
+			old = was[liveness]
+		}
+		switch {
+		case t == readiness:
+			return false
+		case now[t] == nil:
+		case old == nil || !apiequality.Semantic.DeepEqual(old.ProbeHandler, now[t].ProbeHandler):
+			return false
+		}
+	}
+	return sooner(now, was, false) == ""
+}
+
+// sooner says how the probes was would restart the container sooner than
+// now in one way, or "" when they would not in any. After a failed proof,
+// only probes that ask what the new ones ask (the same handler) are
+// weighed so: a new handler that failed is put back whatever its timing. A
+// liveness probe would when the other one is not there, or is stricter in
+// one of its timing fields (probeSooner). A startup probe would when it is
+// so of the other startup probe, or, where either has none, what checks a
+// starting container would: without a startup probe, the liveness probe
+// runs from the container's start.
+func sooner(was, now map[probeType]*v1.Probe, failed bool) string {
 	weighed := func(old, new *v1.Probe) bool {
 		return !failed || apiequality.Semantic.DeepEqual(old.ProbeHandler, new.ProbeHandler)
 	}
@@ -407,16 +554,17 @@ func restartsSooner(was, now map[probeType]*v1.Probe, failed bool) string {
 		}
 	case was[startup] != nil || now[startup] != nil:
 		// What checks a starting container, before and after.
-		if o, n := cmp.Or(was[startup], was[liveness]), cmp.Or(now[startup], now[liveness]); o == nil || n != nil && !weighed(o, n) {
-			break
-		}
-		old, _ := startLimit(was)
-		if n, newLimited := startLimit(now); !newLimited || old < n {
-			limit := "none"
-			if newLimited {
-				limit = fmt.Sprintf("%ds", n)
+		o, n := cmp.Or(was[startup], was[liveness]), cmp.Or(now[startup], now[liveness])
+		switch {
+		case o == nil:
+		case n == nil:
+			old, _ := startLimit(was)
+			return fmt.Sprintf("a starting container gets %ds before a restart, with the new probes none", old)
+		case !weighed(o, n):
+		default:
+			if why := probeSooner(o, n); why != "" {
+				return fmt.Sprintf("what checks a starting container, the %s probe, and with the new probes the %s probe: %s", startChecker(was), startChecker(now), why)
 			}
-			return fmt.Sprintf("a starting container gets %ds before a restart, with the new probes %s", old, limit)
 		}
 	}
 	switch {
@@ -431,15 +579,39 @@ func restartsSooner(was, now map[probeType]*v1.Probe, failed bool) string {
 	return ""
 }
 
-// probeSooner says how the probe was would restart the container sooner
-// than now, or "".
+// startChecker names the probe of probes that checks a starting container.
+func startChecker(probes map[probeType]*v1.Probe) probeType {
+	if probes[startup] != nil {
+		return startup
+	}
+	return liveness
+}
+
+// probeSooner says in which of the fields that time a restart the probe
+// was is stricter than now, and so would restart the container sooner, or
+// "" in none: a shorter initialDelaySeconds, a lower failureThreshold, a
+// shorter periodSeconds or timeoutSeconds. Each field counts on its own: a
+// lower failureThreshold of a longer period, whose product is longer, is
+// still stricter, as the kubelet restarts a container whose probe fails at
+// once, say, after fewer failures.
 func probeSooner(was, now *v1.Probe) string {
 	o, n := withDefaults(was), withDefaults(now)
-	if o.InitialDelaySeconds < n.InitialDelaySeconds || o.FailureThreshold*o.PeriodSeconds < n.FailureThreshold*n.PeriodSeconds || o.TimeoutSeconds < n.TimeoutSeconds {
-		return fmt.Sprintf("initialDelaySeconds %ds, failureThreshold × periodSeconds %d×%ds, timeout %ds; the new one %ds, %d×%ds, timeout %ds",
-			o.InitialDelaySeconds, o.FailureThreshold, o.PeriodSeconds, o.TimeoutSeconds, n.InitialDelaySeconds, n.FailureThreshold, n.PeriodSeconds, n.TimeoutSeconds)
+	var ways []string
+	for _, f := range []struct {
+		name     string
+		old, new int32
+		unit     string
+	}{
+		{"initialDelaySeconds", o.InitialDelaySeconds, n.InitialDelaySeconds, "s"},
+		{"failureThreshold", o.FailureThreshold, n.FailureThreshold, ""},
+		{"periodSeconds", o.PeriodSeconds, n.PeriodSeconds, "s"},
+		{"timeoutSeconds", o.TimeoutSeconds, n.TimeoutSeconds, "s"},
+	} {
+		if f.old < f.new {
+			ways = append(ways, fmt.Sprintf("%s %d%s, the new one %d%s", f.name, f.old, f.unit, f.new, f.unit))
+		}
 	}
-	return ""
+	return strings.Join(ways, "; ")
 }
 
 // startLimit is how long a container that does not start gets before a

@@ -18,10 +18,13 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	k8stesting "k8s.io/client-go/testing"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/utils/ptr"
 )
 
@@ -139,8 +142,8 @@ func TestRolloutStopsAfterTheBatch(t *testing.T) {
 		}
 		p.results["b"] <- errors.New("the new readiness probe failed")
 		p.results["c"] <- nil
-		if err := <-errc; !errors.Is(err, errReported) {
-			t.Errorf("run: %v, want it reported", err)
+		if err := <-errc; exitStatus(err) != exitStopped {
+			t.Errorf("run: %v (exit status %d), want exit status %d", err, exitStatus(err), exitStopped)
 		}
 		want := "error: stopped at the first Pod that failed\ndone (2): pod/a pod/c\nfailed (1): pod/b\nnot started, left as they are (4): pod/d pod/e pod/f pod/g\n" +
 			"to put back the 3 Pods that this run changed: kubectl probe undo deployment/web -n ns --run " + testRun + "\n"
@@ -199,8 +202,8 @@ func TestRolloutInterrupted(t *testing.T) {
 		synctest.Wait()
 		p.results["b"] <- nil
 		p.results["c"] <- nil
-		if err := <-errc; !errors.Is(err, errReported) {
-			t.Errorf("run: %v, want it reported", err)
+		if err := <-errc; exitStatus(err) != exitInterrupted {
+			t.Errorf("run: %v (exit status %d), want exit status %d", err, exitStatus(err), exitInterrupted)
 		}
 		if _, patches := c.sent(); !slices.Equal(sortedCopy(patches), []string{"a", "b", "c"}) {
 			t.Errorf("patched %v, want a, b and c only", patches)
@@ -216,6 +219,46 @@ func TestRolloutInterrupted(t *testing.T) {
 			if got := strings.ReplaceAll(errOut.String(), "pod/c: the kubelet applied generation 2\npod/b:", "pod/b: the kubelet applied generation 2\npod/c:"); !strings.Contains(got, want) {
 				t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
 			}
+		}
+	})
+}
+
+// An interrupt that comes as a batch begins, here while its first Pod is
+// patched, finds the whole batch in flight: each of its Pods is patched and
+// proven, and counted, never some of them only, whichever goroutine ran
+// first.
+func TestRolloutInterruptedAsABatchBegins(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		names := []string{"a", "b", "c", "d"}
+		ctx, interrupt := context.WithCancel(context.Background())
+		c := newCluster(namedPods(names...)...)
+		c.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+			if patch := action.(k8stesting.PatchActionImpl); len(patch.PatchOptions.DryRun) == 0 && (patch.Name == "b" || patch.Name == "c") {
+				interrupt()
+			}
+			return false, nil, nil
+		})
+		r, _, errOut := newRunner(c, relax)
+		r.largest = 4
+		p := newProvings(names...)
+		r.prove = p.prove
+		errc := make(chan error)
+		go func() { errc <- r.run(ctx, &targets{pods: namedPods(names...)}) }()
+		p.inFlight()
+		p.results["a"] <- nil
+		if got := p.inFlight(); !slices.Equal(got, []string{"b", "c"}) {
+			t.Fatalf("in flight %v, want b and c, the batch\n%s", got, errOut)
+		}
+		p.results["b"] <- nil
+		p.results["c"] <- nil
+		if err := <-errc; exitStatus(err) != exitInterrupted {
+			t.Errorf("run: %v (exit status %d), want exit status %d", err, exitStatus(err), exitInterrupted)
+		}
+		if _, patches := c.sent(); !slices.Equal(sortedCopy(patches), []string{"a", "b", "c"}) {
+			t.Errorf("patched %v, want a, b and c", patches)
+		}
+		if want := "interrupted: no more Pods change, and the 2 in flight are proven first; Ctrl-C again quits at once\n"; !strings.Contains(errOut.String(), want) {
+			t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
 		}
 	})
 }
@@ -278,8 +321,8 @@ func TestRolloutInterruptedUndo(t *testing.T) {
 			t.Fatalf("in flight %v, want b and c", got)
 		}
 		interrupt()
-		if err := <-errc; !errors.Is(err, errReported) {
-			t.Errorf("run: %v, want it reported", err)
+		if err := <-errc; exitStatus(err) != exitInterrupted {
+			t.Errorf("run: %v (exit status %d), want exit status %d", err, exitStatus(err), exitInterrupted)
 		}
 		// The proofs that the interrupt left behind end.
 		p.results["b"] <- nil
@@ -311,8 +354,8 @@ func TestPrecheckInterrupted(t *testing.T) {
 		interrupt()
 		return tried{notTried: ctx.Err().Error()}
 	})
-	if err := r.run(ctx, &targets{pods: namedPods(names...)}); !errors.Is(err, errReported) {
-		t.Errorf("run: %v, want it reported", err)
+	if err := r.run(ctx, &targets{pods: namedPods(names...)}); exitStatus(err) != exitInterrupted {
+		t.Errorf("run: %v (exit status %d), want exit status %d", err, exitStatus(err), exitInterrupted)
 	}
 	if _, patches := c.sent(); len(patches) > 0 {
 		t.Errorf("patched %v after an interrupt in the pre-check", patches)
@@ -630,7 +673,7 @@ func TestRolloutKeepsTheFloor(t *testing.T) {
 		names := []string{"a", "b", "c", "d", "e", "f"}
 		pods := readyPods(names, "b", "e")
 		c := newCluster(pods...)
-		r, _, errOut := newRunner(c, relax)
+		r, _, errOut := newRunner(c, moveLiveness)
 		oneWorkload(r, c, limit{n: 3, why: "maxUnavailable 50% of deployment.apps/web's 6 replicas"}, 6)
 		p := newProvings(names...)
 		r.prove = p.prove
@@ -694,7 +737,7 @@ func TestRolloutWaitsForTheFloor(t *testing.T) {
 					if !slices.Equal(sortedCopy(names), []string{"a", "b", "c"}) {
 						t.Fatalf("targets %v, want a, b and c", names)
 					}
-					r, _, errOut := newRunner(c, relax)
+					r, _, errOut := newRunner(c, moveLiveness)
 					if r.largest, err = tg.chooseLimits("", nil); err != nil {
 						t.Fatal(err)
 					}
@@ -790,7 +833,7 @@ func TestRolloutKeepsToBudgets(t *testing.T) {
 				opts.cmdline = &commandLine{targets: opts.args, connection: []string{"-n", "ns"}}
 				errc := make(chan error)
 				start := time.Now()
-				go func() { errc <- opts.run(context.Background(), relax) }()
+				go func() { errc <- opts.run(context.Background(), moveLiveness) }()
 				synctest.Wait()
 				if _, patches := c.sent(); len(patches) > 0 {
 					t.Fatalf("patched %v below the budget's floor\n%s", patches, &errOut)
@@ -885,7 +928,7 @@ func TestRunKeepsEachWorkloadsFloor(t *testing.T) {
 		opts, errOut := runOptions(c, o)
 		opts.selector = "pick=yes"
 		start := time.Now()
-		err := opts.run(context.Background(), relax)
+		err := opts.run(context.Background(), moveLiveness)
 		if got := exitStatus(err); got != exitStopped || time.Since(start) != time.Minute {
 			t.Errorf("exit status %d (%v) after %s, want %d after --wait-timeout, 1m\n%s", got, err, time.Since(start), exitStopped, errOut)
 		}
@@ -894,7 +937,7 @@ func TestRunKeepsEachWorkloadsFloor(t *testing.T) {
 		}
 		api1 := "maxUnavailable 25% of deployment.apps/api's 2 replicas is 0, but a probe change cannot surge"
 		for _, want := range []string{
-			"batches: the first Pod alone, then up to 2 at a time, and of each workload at most its limit out of readiness:\n" +
+			"batches: the first Pod alone, then of each workload at most its limit at a time, and out of readiness:\n" +
 				"- deployment.apps/api: 1: " + api1 + "; not Ready now: 1 of the 2 Pods that it counts, which count against it; the run's own change first\n" +
 				"- deployment.apps/web: 2: maxUnavailable 2 of deployment.apps/web's 4 replicas\n",
 			"batches: waiting for Pods to turn Ready before the next batch: deployment.apps/api: 1 of 2 Pods Ready, and at least 1 must stay Ready (" + api1 + ")\n",
@@ -903,6 +946,127 @@ func TestRunKeepsEachWorkloadsFloor(t *testing.T) {
 				t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
 			}
 		}
+	})
+}
+
+// A workload that a custom resource controls keeps its own limit, which
+// the custom resource's, unknown to kubectl probe, does not replace: here
+// an Argo-like Rollout controls deployment.apps/web, whose 4 replicas may
+// have 1 out of readiness, and whose web-d is not Ready. The run counts
+// web's Pods under the Rollout, the top workload, and keeps to the
+// Deployment's floor too: web-d changes, and the Ready Pods wait for it,
+// for --wait-timeout, and the run then stops.
+func TestRunKeepsTheLimitOfAWorkloadUnderACustomResource(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		deployment, rs, pods := deploymentOf("web", 4, intstr.FromInt32(1), []string{"a", "b", "c", "d"}, "d")
+		rollout := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"replicas": int64(4)}}}
+		rollout.SetGroupVersionKind(rolloutKind)
+		rollout.SetName("app")
+		rollout.SetNamespace("ns")
+		rollout.SetUID("ro-app")
+		deployment.OwnerReferences = []metav1.OwnerReference{{APIVersion: rolloutKind.GroupVersion().String(), Kind: "Rollout", Name: "app", UID: "ro-app", Controller: ptr.To(true)}}
+		o, _ := newTestOwners(t, rollout, deployment, rs)
+		c := newCluster(pods...)
+		opts, errOut := runOptions(c, o)
+		opts.selector = "app=web"
+		start := time.Now()
+		err := opts.run(context.Background(), moveLiveness)
+		if got := exitStatus(err); got != exitStopped || time.Since(start) != time.Minute {
+			t.Errorf("exit status %d (%v) after %s, want %d after --wait-timeout, 1m\n%s", got, err, time.Since(start), exitStopped, errOut)
+		}
+		if _, patches := c.sent(); !slices.Equal(patches, []string{"web-d"}) {
+			t.Errorf("patched %v, want web-d alone, which is not Ready\n%s", patches, errOut)
+		}
+		web := "maxUnavailable 1 of deployment.apps/web's 4 replicas"
+		for _, want := range []string{
+			`target: 4 Pods of rollout.argoproj.io/app in namespace "ns"` + "\n",
+			"batches: one Pod at a time, and of each workload at most its limit out of readiness:\n" +
+				"- rollout.argoproj.io/app: 1: " + web + "; not Ready now: 1 of the 4 Pods that it counts, which count against it; the run's own change first\n" +
+				"- deployment.apps/web of rollout.argoproj.io/app: 1: " + web + "; not Ready now: 1 of the 4 Pods that it counts, which count against it; the run's own change first\n",
+			"3 of 4 Pods Ready, and at least 3 must stay Ready (" + web + ")",
+		} {
+			if !strings.Contains(errOut.String(), want) {
+				t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+			}
+		}
+	})
+}
+
+// Each workload of a run grows its batches on its own: its canary, then
+// twice as many Pods with each batch that it is in, up to its limit,
+// whatever another workload's Pods did before. Here api's 3 Pods and web's
+// 8, all of which may be out of readiness at once: web's canary goes with
+// api's second batch, and web's Pods then go 2, 4 and the last one at a
+// time, not all 7 at once.
+func TestRolloutBatchesGrowForEachWorkload(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		api, apiRS, apiPods := deploymentOf("api", 3, intstr.FromInt32(3), []string{"a", "b", "c"})
+		web, webRS, webPods := deploymentOf("web", 8, intstr.FromInt32(8), []string{"a", "b", "c", "d", "e", "f", "g", "h"})
+		o, _ := newTestOwners(t, api, apiRS, web, webRS)
+		pods := append(apiPods, webPods...)
+		c := newCluster(pods...)
+		tg, err := resolveTargets(context.Background(), apiOf{c}, c, o, "ns", []string{"api-a", "api-b", "api-c", "web-a", "web-b", "web-c", "web-d", "web-e", "web-f", "web-g", "web-h"}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _, errOut := newRunner(c, moveLiveness)
+		if r.largest, err = tg.chooseLimits("", nil); err != nil {
+			t.Fatal(err)
+		}
+		r.floors = tg.workloadFloors()
+		r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) { return tg.current(ctx, c, o) }
+		var names []string
+		for _, pod := range pods {
+			names = append(names, pod.Name)
+		}
+		p := newProvings(names...)
+		r.prove = p.prove
+		errc := make(chan error)
+		go func() { errc <- r.run(context.Background(), tg) }()
+		p.passBatches(t, errc, errOut,
+			[]string{"api-a"},
+			[]string{"api-b", "api-c", "web-a"},
+			[]string{"web-b", "web-c"},
+			[]string{"web-d", "web-e", "web-f", "web-g"},
+			[]string{"web-h"})
+	})
+}
+
+// A change that only relaxes liveness probes passes the floors, but keeps
+// to each workload's limit as the most of its Pods in a batch: here api's 4
+// Pods, of which 1 may be out of readiness, go one at a time beside web's,
+// whose limit, 4, is the run's largest.
+func TestRolloutRelaxationKeepsToEachWorkloadsLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		api, apiRS, apiPods := deploymentOf("api", 4, intstr.FromInt32(1), []string{"a", "b", "c", "d"})
+		web, webRS, webPods := deploymentOf("web", 8, intstr.FromInt32(4), []string{"a", "b", "c", "d", "e", "f", "g", "h"})
+		o, _ := newTestOwners(t, api, apiRS, web, webRS)
+		pods := append(apiPods, webPods...)
+		c := newCluster(pods...)
+		var names []string
+		for _, pod := range pods {
+			names = append(names, pod.Name)
+		}
+		tg, err := resolveTargets(context.Background(), apiOf{c}, c, o, "ns", names, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _, errOut := newRunner(c, relax)
+		if r.largest, err = tg.chooseLimits("", nil); err != nil {
+			t.Fatal(err)
+		}
+		r.floors = tg.workloadFloors()
+		r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) { return tg.current(ctx, c, o) }
+		p := newProvings(names...)
+		r.prove = p.prove
+		errc := make(chan error)
+		go func() { errc <- r.run(context.Background(), tg) }()
+		p.passBatches(t, errc, errOut,
+			[]string{"api-a"},
+			[]string{"api-b", "web-a"},
+			[]string{"api-c", "web-b", "web-c"},
+			[]string{"api-d", "web-d", "web-e", "web-f", "web-g"},
+			[]string{"web-h"})
 	})
 }
 
@@ -919,7 +1083,7 @@ func TestRolloutKeepsEachWorkloadsFloor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, _, errOut := newRunner(c, relax)
+		r, _, errOut := newRunner(c, moveLiveness)
 		if r.largest, err = tg.chooseLimits("", nil); err != nil {
 			t.Fatal(err)
 		}
@@ -980,6 +1144,32 @@ func TestRunCountsNestedWorkloadsOnce(t *testing.T) {
 	})
 }
 
+// A workload named that another one controls, a Deployment's ReplicaSet,
+// counts under that one, as a Pod of it named does: its Pods keep to the
+// Deployment's limit, 3 of its 12 replicas out of readiness at once, not
+// to the default of 10 of a ReplicaSet's own.
+func TestRunCountsANamedWorkloadUnderItsTop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		suffixes := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"}
+		deployment, rs, pods := deploymentOf("web", 12, intstr.FromString("25%"), suffixes)
+		o, _ := newTestOwners(t, deployment, rs)
+		c := newCluster(pods...)
+		for _, obj := range []runtime.Object{deployment, rs} {
+			if err := c.Tracker().Add(obj); err != nil {
+				t.Fatal(err)
+			}
+		}
+		opts, errOut := runOptions(c, o)
+		opts.args = []string{"replicaset/web-1"}
+		if err := opts.run(context.Background(), relax); err != nil {
+			t.Fatalf("run: %v (exit status %d)\n%s", err, exitStatus(err), errOut)
+		}
+		if want := "batches: the first Pod alone, then up to 3 at a time: maxUnavailable 25% of deployment.apps/web's 12 replicas\n"; !strings.Contains(errOut.String(), want) {
+			t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+		}
+	})
+}
+
 // With --wait=applied, the first Pod is proven, and each Pod after it is
 // waited on only until its kubelet applied the change.
 func TestRolloutWaitApplied(t *testing.T) {
@@ -1013,7 +1203,7 @@ func TestRolloutWaitApplied(t *testing.T) {
 
 // With --wait=applied, the Pods are proven until one is: a first Pod that
 // was deleted during its proof, or that no kubelet runs yet, proves
-// nothing of the change.
+// nothing of the change, and the next one goes alone too, and is proven.
 func TestRolloutWaitAppliedProvesUntilOneIs(t *testing.T) {
 	for _, first := range []struct {
 		name  string
@@ -1049,8 +1239,8 @@ func TestRolloutWaitAppliedProvesUntilOneIs(t *testing.T) {
 			if err := r.run(context.Background(), &targets{pods: namedPods(names...)}); err != nil {
 				t.Fatalf("run: %v\n%s", err, errOut)
 			}
-			if !slices.Equal(sortedCopy(proven), []string{"a", "b", "c"}) || !slices.Equal(sortedCopy(waited), []string{"d", "e"}) {
-				t.Errorf("proven %v, waited on until applied %v; want a, b and c proven, d and e applied", proven, waited)
+			if !slices.Equal(sortedCopy(proven), []string{"a", "b"}) || !slices.Equal(sortedCopy(waited), []string{"c", "d", "e"}) {
+				t.Errorf("proven %v, waited on until applied %v; want a and b proven, c, d and e applied", proven, waited)
 			}
 		})
 	}
@@ -1085,7 +1275,7 @@ func TestRolloutProvesSoonestFirst(t *testing.T) {
 
 // --wait=none keeps the floor as the other modes do: a crash-looping
 // workload's Pods that are not Ready change first, then the run waits for
-// Pods to turn Ready, as the relaxed probe lets them, rather than stop with
+// Pods to turn Ready, as the new probe lets them, rather than stop with
 // the Ready ones unchanged. Its batches follow each other at once, so it
 // counts the Pods as last read, and reads them again only when that count
 // holds a batch back. Here a and b crash-loop, and the 4 replicas may have
@@ -1095,7 +1285,7 @@ func TestRolloutWaitNoneKeepsTheFloor(t *testing.T) {
 		names := []string{"a", "b", "c", "d"}
 		pods := readyPods(names, "a", "b")
 		c := newCluster(pods...)
-		r, _, errOut := newRunner(c, relax)
+		r, _, errOut := newRunner(c, moveLiveness)
 		oneWorkload(r, c, limit{n: 1, why: "maxUnavailable 25% of deployment.apps/web's 4 replicas"}, 4)
 		r.waitTimeout = time.Minute
 		var reads atomic.Int32
@@ -1142,7 +1332,7 @@ func TestRolloutDoublesPastTheFloor(t *testing.T) {
 		others := []string{"x1", "x2", "x3", "x4", "x5", "x6", "x7"}
 		pods := readyPods(names)
 		c := newCluster(append(readyPods(others), pods...)...)
-		r, _, errOut := newRunner(c, relax)
+		r, _, errOut := newRunner(c, moveLiveness)
 		oneWorkload(r, c, limit{n: 8, why: "--max-in-flight=8"}, 19)
 		p := newProvings(names...)
 		r.prove = p.prove
@@ -1222,4 +1412,314 @@ func TestRolloutPatchesPodsAsTheyAreNow(t *testing.T) {
 			t.Errorf("%d patches, want one of b and one of c", n)
 		}
 	})
+}
+
+// A dry run says what the run would do, with -l too: the target line names
+// the workloads whose Pods it selects, and the batches line the limit that
+// it would keep to.
+func TestDryRunSaysWorkloadsAndLimits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o, pods := webWorkload(t)
+		c := newCluster(pods...)
+		opts, errOut := runOptions(c, o)
+		var out bytes.Buffer
+		report, err := newReporter(genericiooptions.IOStreams{Out: &out, ErrOut: errOut}, genericclioptions.NewPrintFlags("probes set"), cmdutil.DryRunClient, "probes set", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.report, opts.selector = report, "pick=yes"
+		if err := opts.run(context.Background(), relax); err != nil {
+			t.Fatalf("run: %v\n%s", err, errOut)
+		}
+		want := `target: 3 Pods of deployment.apps/web in namespace "ns"` + "\n" +
+			"batches: one Pod at a time: maxUnavailable 25% of deployment.apps/web's 4 replicas\n"
+		if !strings.HasPrefix(errOut.String(), want) {
+			t.Errorf("printed\n%s\nwant it to begin with\n%s", errOut, want)
+		}
+		if _, patches := c.sent(); len(patches) > 0 {
+			t.Errorf("patched %v in a dry run", patches)
+		}
+	})
+}
+
+// twoWorkloads returns a run of every Pod of deployment.apps/api, 1 replica
+// that may be out of readiness, and of deployment.apps/web, 4 replicas of
+// which 2 may be, resolved as -l selects them: api-a first.
+func twoWorkloads(t *testing.T) (*cluster, *targets, *runner, *bytes.Buffer) {
+	t.Helper()
+	api, apiRS, apiPods := deploymentOf("api", 1, intstr.FromInt32(1), []string{"a"})
+	web, webRS, webPods := deploymentOf("web", 4, intstr.FromInt32(2), []string{"a", "b", "c", "d"})
+	pods := append(apiPods, webPods...)
+	for _, pod := range pods {
+		pod.Labels["pick"] = "yes"
+	}
+	o, _ := newTestOwners(t, api, apiRS, web, webRS)
+	c := newCluster(pods...)
+	tg, err := resolveTargets(context.Background(), apiOf{c}, c, o, "ns", nil, "pick=yes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, errOut := newRunner(c, relax)
+	if r.largest, err = tg.chooseLimits("", nil); err != nil {
+		t.Fatal(err)
+	}
+	r.floors = tg.workloadFloors()
+	r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) { return tg.current(ctx, c, o) }
+	return c, tg, r, errOut
+}
+
+// Each workload of a run has its canary: its first Pod changes without
+// another of its Pods, and is proven, before the others go in batches up to
+// its limit. Here api-a is api's only Pod; web-a then goes alone of web's.
+func TestRolloutCanaryOfEachWorkload(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, tg, r, errOut := twoWorkloads(t)
+		p := newProvings("api-a", "web-a", "web-b", "web-c", "web-d")
+		r.prove = p.prove
+		errc := make(chan error)
+		go func() { errc <- r.run(context.Background(), tg) }()
+		p.passBatches(t, errc, errOut, []string{"api-a"}, []string{"web-a"}, []string{"web-b", "web-c"}, []string{"web-d"})
+	})
+}
+
+// With --wait=applied, each workload's Pods are proven until one of them is;
+// a Pod of another workload proves nothing of it.
+func TestRolloutWaitAppliedProvesEachWorkload(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, tg, r, errOut := twoWorkloads(t)
+		var (
+			mu             sync.Mutex
+			proven, waited []string
+		)
+		wait := func(into *[]string) func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
+			return func(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				*into = append(*into, stored.Name)
+				return "proven", nil
+			}
+		}
+		r.prove, r.applied = wait(&proven), wait(&waited)
+		if err := r.run(context.Background(), tg); err != nil {
+			t.Fatalf("run: %v\n%s", err, errOut)
+		}
+		if !slices.Equal(sortedCopy(proven), []string{"api-a", "web-a"}) || !slices.Equal(sortedCopy(waited), []string{"web-b", "web-c", "web-d"}) {
+			t.Errorf("proven %v, waited on until applied %v; want api-a and web-a proven, the others applied", proven, waited)
+		}
+	})
+}
+
+// A canary that proves nothing, a Pod that no kubelet runs yet, does not
+// count: the next Pod goes alone, and is proven, before more go at once.
+func TestRolloutCanaryThatProvesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		names := []string{"a", "b", "c", "d", "e"}
+		c := newCluster(namedPods(names...)...)
+		r, _, errOut := newRunner(c, relax)
+		r.largest = 4
+		p := newProvings(names...)
+		r.prove = func(ctx context.Context, before, stored *v1.Pod, container string) (string, error) {
+			proven, err := p.prove(ctx, before, stored, container)
+			if stored.Name == "a" {
+				return notOnANode, err
+			}
+			return proven, err
+		}
+		errc := make(chan error)
+		go func() { errc <- r.run(context.Background(), &targets{pods: namedPods(names...)}) }()
+		p.passBatches(t, errc, errOut, []string{"a"}, []string{"b"}, []string{"c", "d", "e"})
+	})
+}
+
+// The interrupt line prints the undo of the run only when it changed a Pod,
+// or has one in flight: here the interrupt comes while the run waits for
+// Pods to turn Ready, before its first change, or before its second batch,
+// after its first one, and no goroutine of that batch is counted in flight.
+func TestRolloutInterruptedSaysUndoOnlyAfterAChange(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// ready is how many of the 3 Pods are Ready; the workload asks for 4
+		// and lets 1 be out of readiness.
+		ready int
+		want  string
+	}{
+		{"before any change", 3, "interrupted: no more Pods change; Ctrl-C again quits at once\nerror: interrupted\n"},
+		{"after a change", 2, "interrupted: no more Pods change; Ctrl-C again quits at once\nto put back what this run changed: kubectl probe undo deployment/web -n ns --run " + testRun + "\nerror: interrupted\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				names := []string{"a", "b", "c"}
+				pods := readyPods(names, names[tc.ready:]...)
+				c := newCluster(pods...)
+				r, _, errOut := newRunner(c, moveLiveness)
+				oneWorkload(r, c, limit{n: 1, why: "maxUnavailable 25% of deployment.apps/web's 4 replicas"}, 4)
+				r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) { return "proven", nil }
+				ctx, interrupt := context.WithCancel(context.Background())
+				errc := make(chan error)
+				go func() { errc <- r.run(ctx, &targets{pods: pods}) }()
+				synctest.Wait()
+				interrupt()
+				if err := <-errc; exitStatus(err) != exitInterrupted {
+					t.Errorf("run: %v, want exit status %d", err, exitInterrupted)
+				}
+				if !strings.Contains(errOut.String(), tc.want) {
+					t.Errorf("printed\n%s\nwant in it\n%s", errOut, tc.want)
+				}
+			})
+		})
+	}
+}
+
+// An interrupt that leaves no Pod out, as one while the last batch is
+// proven, which is proven to the end, ends a run that did all it was asked:
+// it exits with status 0, and says no error.
+func TestRolloutInterruptedInTheLastBatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, interrupt := context.WithCancel(context.Background())
+		_, _, errOut, p, errc := startRollout(ctx, []string{"a", "b"}, 1)
+		p.inFlight()
+		p.results["a"] <- nil
+		p.inFlight()
+		interrupt()
+		synctest.Wait()
+		p.results["b"] <- nil
+		if err := <-errc; err != nil {
+			t.Errorf("run: %v (exit status %d), want it to end as asked\n%s", err, exitStatus(err), errOut)
+		}
+		if strings.Contains(errOut.String(), "error:") {
+			t.Errorf("printed\n%s\nwant no error", errOut)
+		}
+	})
+}
+
+// A change that only relaxes liveness and startup probes, keeping their
+// handlers, restarts no container sooner than the old probes would, and so
+// takes no Pod out of readiness: the floors do not hold it back, and the
+// run says so. Any other change waits for the Pods that are not Ready, and
+// the run that stops says what to do. Here c, of 3 replicas that may have
+// 1 out of readiness, is not Ready, as a Pod on a lost node is.
+func TestRolloutRelaxationPassesTheFloor(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		change  change
+		patches []string
+		want    string
+	}{{
+		name:    "a liveness probe relaxed",
+		change:  relax,
+		patches: []string{"a", "b", "c"},
+		want:    "batches: the floors do not hold back a change that only relaxes liveness and startup probes, which restarts no container sooner and takes no Pod out of readiness (2 of 3 Pods Ready, and at least 2 must stay Ready (maxUnavailable 25% of deployment.apps/web's 3 replicas))\n",
+	}, {
+		name:    "a liveness probe moved",
+		change:  moveLiveness,
+		patches: []string{"c"},
+		want:    "error: stopped before the next batch: 2 of 3 Pods Ready, and at least 2 must stay Ready (maxUnavailable 25% of deployment.apps/web's 3 replicas); once the Pods that are not Ready are, or are deleted for their controller to replace, run the command again: it leaves the Pods changed already as they are\n",
+	}, {
+		// 2 × 30s is longer than 3 × 10s, but 2 failures in a row restart
+		// the container sooner than 3 do: stricter in a way, no relaxation.
+		name:    "a liveness probe given fewer failures of a longer period",
+		change:  setChange{types: []probeType{liveness}, settings: settings{failureThreshold: ptr.To[int32](2), periodSeconds: ptr.To[int32](30)}},
+		patches: []string{"c"},
+		want:    "error: stopped before the next batch: 2 of 3 Pods Ready",
+	}, {
+		// A readiness probe, relaxed or not, decides readiness: it counts
+		// against the floors.
+		name:    "a readiness probe relaxed",
+		change:  setChange{types: []probeType{readiness}, settings: settings{failureThreshold: ptr.To[int32](10)}},
+		patches: []string{"c"},
+		want:    "error: stopped before the next batch: 2 of 3 Pods Ready",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				names := []string{"a", "b", "c"}
+				pods := readyPods(names, "c")
+				c := newCluster(pods...)
+				r, _, errOut := newRunner(c, tc.change)
+				oneWorkload(r, c, limit{n: 1, why: "maxUnavailable 25% of deployment.apps/web's 3 replicas"}, 3)
+				r.waitTimeout = time.Minute
+				r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) { return "proven", nil }
+				err := r.run(context.Background(), &targets{pods: pods})
+				if _, patches := c.sent(); !slices.Equal(sortedCopy(patches), tc.patches) {
+					t.Errorf("patched %v, want %v (%v)\n%s", patches, tc.patches, err, errOut)
+				}
+				if !strings.Contains(errOut.String(), tc.want) {
+					t.Errorf("printed\n%s\nwant in it\n%s", errOut, tc.want)
+				}
+			})
+		})
+	}
+}
+
+// A patch whose answer is lost, of a Pod that is gone when it is read
+// again, deleted or recreated, is skipped as such: it is not there to be
+// changed, whatever the patch did.
+func TestRunPatchAnswerLostPodGone(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		again func(c *cluster) error
+		want  string
+	}{
+		{"deleted", func(c *cluster) error {
+			return c.Tracker().Delete(v1.SchemeGroupVersion.WithResource("pods"), "ns", "a")
+		}, "pod/a skipped: deleted\n"},
+		{"recreated", func(c *cluster) error {
+			a := namedPods("a")[0]
+			a.UID = "another"
+			if err := c.Tracker().Delete(v1.SchemeGroupVersion.WithResource("pods"), "ns", "a"); err != nil {
+				return err
+			}
+			return c.Tracker().Add(a)
+		}, "pod/a skipped: recreated: another Pod has its name now\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(namedPods("a", "b")...)
+			c.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+				if patch := action.(k8stesting.PatchActionImpl); patch.Name != "a" || len(patch.PatchOptions.DryRun) > 0 {
+					return false, nil, nil
+				}
+				if err := tc.again(c); err != nil {
+					return true, nil, err
+				}
+				return true, nil, errors.New("read tcp 10.0.0.1:51234->10.0.0.2:6443: read: connection reset by peer")
+			})
+			r, out, errOut := newRunner(c, relax)
+			r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) { return "proven", nil }
+			if err := r.run(context.Background(), &targets{pods: namedPods("a", "b")}); err != nil {
+				t.Errorf("run: %v (exit status %d)\n%s", err, exitStatus(err), errOut)
+			}
+			if !strings.Contains(out.String(), tc.want) {
+				t.Errorf("printed\n%s\nwant in it\n%s", out, tc.want)
+			}
+		})
+	}
+}
+
+// A read of the Pods before a batch that fails now and then, as the API
+// server's lists do under load, is tried again: it does not stop a long
+// run. One that keeps failing stops it.
+func TestRolloutCensusTriedAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fails int
+		want  int
+	}{{"failing once", 1, 0}, {"failing on", 100, 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c := newCluster(namedPods("a", "b")...)
+				r, _, errOut := newRunner(c, relax)
+				r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) { return "proven", nil }
+				census, failed := r.census, 0
+				r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) {
+					if failed < tc.fails {
+						failed++
+						return nil, nil, apierrors.NewTooManyRequests("the server is busy", 1)
+					}
+					return census(ctx)
+				}
+				if err := r.run(context.Background(), &targets{pods: namedPods("a", "b")}); exitStatus(err) != tc.want {
+					t.Errorf("run: %v (exit status %d), want exit status %d\n%s", err, exitStatus(err), tc.want, errOut)
+				}
+			})
+		})
+	}
 }

@@ -37,6 +37,9 @@ type podRun struct {
 	// pod is the Pod as last read.
 	pod      *v1.Pod
 	template *podTemplate
+	// workload names the workload whose floor counts the Pod
+	// (targets.floors); "" for the Pods of none.
+	workload string
 	// container is the name of the container that the change is made to,
 	// checked its state as the pre-check read it, and changes the types of
 	// the probes that the change makes there.
@@ -52,8 +55,10 @@ type podRun struct {
 	cause  cause
 	tried  map[probeType]tried
 	// undone is set when the run put back the Pod's probes after its
-	// change failed, or was interrupted.
-	undone bool
+	// change failed, or was interrupted; kept when --undo-on-failure left
+	// a failed relaxation, since the old probes would restart the
+	// container sooner.
+	undone, kept bool
 	// interrupted is set for a change in flight that an interrupt ended
 	// before it was proven (--undo-on-failure).
 	interrupted bool
@@ -95,7 +100,7 @@ type runner struct {
 	dryRun string
 	// largest is the run's largest batch: the largest limit of its
 	// workloads, each of which it takes no more of out of readiness at
-	// once (see nextBatch).
+	// once (see nextBatch), nor more of in a batch (limitOf).
 	largest int
 	// census reads the Pods of the run and of their workloads as they are
 	// now, and the floors of those workloads, which count them, before a
@@ -126,6 +131,9 @@ type runner struct {
 
 	// runs are the Pods of the last run.
 	runs []*podRun
+	// saidRelaxes is set once the run said that the floors do not hold
+	// back a relaxation.
+	saidRelaxes bool
 }
 
 // changed says whether the last run changed a Pod.
@@ -141,7 +149,7 @@ func (r *runner) run(ctx context.Context, t *targets) error {
 		runs = append(runs, &podRun{pod: s.pod, result: resultSkipped, reason: s.reason})
 	}
 	for _, pod := range t.pods {
-		pr := &podRun{pod: pod}
+		pr := &podRun{pod: pod, workload: t.workloadOf(pod)}
 		runs = append(runs, pr)
 		active = append(active, pr)
 	}

@@ -186,8 +186,8 @@ func TestRunStopsAtFirstFailure(t *testing.T) {
 	}
 	r, out, errOut := newRunner(c, relax)
 	err := r.run(context.Background(), &targets{pods: namedPods("a", "b", "c", "d")})
-	if !errors.Is(err, errReported) {
-		t.Errorf("err = %v, want it reported", err)
+	if exitStatus(err) != exitStopped {
+		t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), exitStopped)
 	}
 	want := "error: stopped at the first Pod that failed\ndone (1): pod/a\nfailed (1): pod/b\nnot started, left as they are (2): pod/c pod/d\n" +
 		"to put back the 1 Pod that this run changed: kubectl probe undo deployment/web -n ns --run " + testRun + "\n"
@@ -228,8 +228,8 @@ func TestPrecheckRefusesBeforeAnyChange(t *testing.T) {
 	r, out, errOut := newRunner(c, relax)
 	r.report = newTestReporter(out, errOut, "json", "probes set")
 	err := r.run(context.Background(), &targets{pods: pods})
-	if !errors.Is(err, errReported) {
-		t.Errorf("err = %v, want it reported", err)
+	if exitStatus(err) != 1 {
+		t.Errorf("err = %v (exit status %d), want exit status 1: no Pod changed", err, exitStatus(err))
 	}
 	if _, patches := c.sent(); len(patches) > 0 {
 		t.Errorf("patched %v after the pre-check refused Pods", patches)
@@ -291,8 +291,8 @@ func TestPrecheckTriesNewProbes(t *testing.T) {
 	c := newCluster(namedPods("a", "b", "c")...)
 	r, _, errOut := newRunner(c, moveReadiness)
 	r.prober = fakeProber{"a": fails, "b": fails}
-	if err := r.run(context.Background(), &targets{pods: namedPods("a", "b", "c")}); !errors.Is(err, errReported) {
-		t.Errorf("err = %v, want it reported", err)
+	if err := r.run(context.Background(), &targets{pods: namedPods("a", "b", "c")}); exitStatus(err) != 1 {
+		t.Errorf("err = %v (exit status %d), want exit status 1: no Pod changed", err, exitStatus(err))
 	}
 	want := "error: the pre-check refused 2 of 3 Pods; no Pod was changed:\n" +
 		`- pod/a, pod/b: the new readiness probe of container "app" fails now: http-get http://:8080/missing: answered 404 Not Found` + "\n" +
@@ -423,8 +423,13 @@ func TestUndo(t *testing.T) {
 			go func() { errc <- r.run(context.Background(), &targets{pods: []*v1.Pod{before}}) }()
 			k.report(2, true)
 			k.report(2, false)
-			if err := <-errc; !errors.Is(err, errReported) {
-				t.Errorf("err = %v", err)
+			// Undone, the run leaves no Pod changed.
+			want := exitStopped
+			if undo {
+				want = 1
+			}
+			if err := <-errc; exitStatus(err) != want {
+				t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), want)
 			}
 			pod, err := c.CoreV1().Pods("ns").Get(context.Background(), "web", metav1.GetOptions{})
 			if err != nil {
@@ -533,8 +538,12 @@ func TestUndoKeepsOthersEdits(t *testing.T) {
 				t.Fatal(err)
 			}
 			k.report(2, false)
-			if err := <-errc; !errors.Is(err, errReported) {
-				t.Errorf("err = %v", err)
+			wantStatus := exitStopped
+			if tc.undone {
+				wantStatus = 1
+			}
+			if err := <-errc; exitStatus(err) != wantStatus {
+				t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), wantStatus)
 			}
 			if !strings.Contains(errOut.String(), tc.want) {
 				t.Errorf("printed\n%s\nwant %q in it", errOut, tc.want)
@@ -606,25 +615,43 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		// startup is the Pod's startup probe before the change, if any;
-		// the liveness probe is 3×10s.
-		startup *v1.Probe
-		change  change
+		// liveness its liveness probe, 3×10s when nil.
+		startup, liveness *v1.Probe
+		change            change
 		// undone says whether the change is put back.
 		undone  bool
 		printed string
 	}{{
 		name:    "liveness relaxed from 3 to 6",
 		change:  setChange{types: []probeType{liveness}, settings: settings{failureThreshold: ptr.To[int32](6)}},
-		printed: "pod/web: not undone: its old probes would restart the container sooner than the new ones (the liveness probe: initialDelaySeconds 0s, failureThreshold × periodSeconds 3×10s, timeout 1s; the new one 0s, 6×10s, timeout 1s); to put it back anyway: kubectl probe undo pod/web -n ns --run " + testRun + "\n",
+		printed: "pod/web: not undone: its old probes would restart the container sooner than the new ones (the liveness probe: failureThreshold 3, the new one 6); to put it back anyway: kubectl probe undo pod/web -n ns --run " + testRun + "\n",
 	}, {
 		name:    "liveness made stricter, from 3 to 1",
 		change:  setChange{types: []probeType{liveness}, settings: settings{failureThreshold: ptr.To[int32](1)}},
 		undone:  true,
 		printed: "pod/web: undone: its probes are as they were before\n",
 	}, {
+		// The old probe fails sooner on a slow answer, and waits longer
+		// for failures in a row; the new one the other way round: it is
+		// no relaxation, and the old one is put back.
+		name:     "liveness from a timeout of 10s and 1×10s to 1s and 2×10s",
+		liveness: func() *v1.Probe { p := probe(1, 0); p.TimeoutSeconds = 10; return p }(),
+		change:   setChange{types: []probeType{liveness}, settings: settings{timeoutSeconds: ptr.To[int32](1), failureThreshold: ptr.To[int32](2)}},
+		undone:   true,
+		printed:  "pod/web: undone: its probes are as they were before\n",
+	}, {
+		// Fewer failures of a longer period: 2 × 30s is longer than 3 ×
+		// 10s, but a probe that fails at once restarts the container after
+		// 2 failures, not 3: the new probe is stricter in a way, no
+		// relaxation, and the old one is put back.
+		name:    "liveness from 3×10s to 2×30s",
+		change:  setChange{types: []probeType{liveness}, settings: settings{failureThreshold: ptr.To[int32](2), periodSeconds: ptr.To[int32](30)}},
+		undone:  true,
+		printed: "pod/web: undone: its probes are as they were before\n",
+	}, {
 		name:    "liveness given a delay",
 		change:  setChange{types: []probeType{liveness}, settings: settings{initialDelaySeconds: ptr.To[int32](60)}},
-		printed: "(the liveness probe: initialDelaySeconds 0s, failureThreshold × periodSeconds 3×10s, timeout 1s; the new one 60s, 3×10s, timeout 1s)",
+		printed: "(the liveness probe: initialDelaySeconds 0s, the new one 60s)",
 	}, {
 		// The new handler asks another thing, and failed: the old one is
 		// put back, though it waits less for an answer.
@@ -640,11 +667,11 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 		name:    "startup relaxed from 30 to 90",
 		startup: probe(30, 0),
 		change:  setChange{types: []probeType{startup}, settings: settings{failureThreshold: ptr.To[int32](90)}},
-		printed: "(the startup probe: initialDelaySeconds 0s, failureThreshold × periodSeconds 30×10s, timeout 1s; the new one 0s, 90×10s, timeout 1s)",
+		printed: "(the startup probe: failureThreshold 30, the new one 90)",
 	}, {
 		name:    "startup added, giving a start 120s, not the liveness probe's 30s",
 		change:  setChange{types: []probeType{startup}, settings: settings{probe: probe(12, 0)}},
-		printed: "(a starting container gets 30s before a restart, with the new probes 120s)",
+		printed: "(what checks a starting container, the liveness probe, and with the new probes the startup probe: failureThreshold 3, the new one 12)",
 	}, {
 		name:    "startup added, giving a start 20s, less than the liveness probe's 30s",
 		change:  setChange{types: []probeType{startup}, settings: settings{probe: probe(2, 0)}},
@@ -667,6 +694,9 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := webPod()
 			pod.Spec.Containers[0].StartupProbe = tc.startup
+			if tc.liveness != nil {
+				pod.Spec.Containers[0].LivenessProbe = tc.liveness
+			}
 			want := pod.Spec.Containers[0].DeepCopy()
 			c := newCluster(pod)
 			r, _, errOut := newRunner(c, tc.change)
@@ -674,8 +704,12 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 			r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
 				return "", errors.New("the new probes have not passed")
 			}
-			if err := r.run(context.Background(), &targets{pods: []*v1.Pod{pod}}); !errors.Is(err, errReported) {
-				t.Errorf("err = %v", err)
+			wantStatus := exitStopped
+			if tc.undone {
+				wantStatus = 1
+			}
+			if err := r.run(context.Background(), &targets{pods: []*v1.Pod{pod}}); exitStatus(err) != wantStatus {
+				t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), wantStatus)
 			}
 			got, err := c.CoreV1().Pods("ns").Get(context.Background(), "web", metav1.GetOptions{})
 			if err != nil {
@@ -691,6 +725,28 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 	}
 }
 
+// A relaxation whose proof failed, which --undo-on-failure keeps since the
+// old probes would restart the container sooner, stops the run, and is
+// listed as kept, not with the Pods that failed and were put back.
+func TestRunListsAKeptRelaxation(t *testing.T) {
+	c := newCluster(namedPods("a", "b")...)
+	r, _, errOut := newRunner(c, relax)
+	r.undoOnFailure, r.report.yes = true, true
+	r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
+		return "", errors.New("the new liveness probe reached its failureThreshold")
+	}
+	if err := r.run(context.Background(), &targets{pods: namedPods("a", "b")}); exitStatus(err) != exitStopped {
+		t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), exitStopped)
+	}
+	want := "error: stopped at the first Pod that failed\ndone (0): none\nfailed (0): none\n" +
+		"kept, though not proven, as their old probes would restart the container sooner (1): pod/a\n" +
+		"not started, left as they are (1): pod/b\n" +
+		"to put back the 1 Pod that this run changed: kubectl probe undo deployment/web -n ns --run " + testRun + "\n"
+	if !strings.HasSuffix(errOut.String(), want) {
+		t.Errorf("printed\n%s\nwant it to end in\n%s", errOut, want)
+	}
+}
+
 // A change interrupted before it was proven, with --undo-on-failure, did
 // not fail: its old probes are weighed whatever their handler.
 func TestRestartsSoonerInterrupted(t *testing.T) {
@@ -700,7 +756,7 @@ func TestRestartsSoonerInterrupted(t *testing.T) {
 	if why := restartsSooner(was, now, true); why != "" {
 		t.Errorf("failed: %q, want the new handler put back", why)
 	}
-	want := "the liveness probe: initialDelaySeconds 0s, failureThreshold × periodSeconds 3×10s, timeout 1s; the new one 0s, 3×10s, timeout 5s"
+	want := "the liveness probe: timeoutSeconds 1s, the new one 5s"
 	if why := restartsSooner(was, now, false); why != want {
 		t.Errorf("interrupted: %q, want %q", why, want)
 	}
@@ -729,7 +785,7 @@ func TestPrecheckFailureOfTheSameHandler(t *testing.T) {
 			err := r.run(context.Background(), &targets{pods: namedPods("a", "b")})
 			_, patches := c.sent()
 			if tc.refused {
-				if !errors.Is(err, errReported) || len(patches) > 0 {
+				if exitStatus(err) != 1 || len(patches) > 0 {
 					t.Errorf("run = %v, patched %v; want the run refused\n%s", err, patches, errOut)
 				}
 				return
@@ -937,7 +993,7 @@ func checkTried(t *testing.T, c *cluster, err error, printed, answer, notTried s
 	_, patches := c.sent()
 	if notTried == "" {
 		want := `error: pod/a: the new liveness probe of container "app" fails now: http-get http://:8080/livez: ` + answer + "\nhint: --skip-check stores it anyway\n"
-		if !errors.Is(err, errReported) || len(patches) > 0 || !strings.HasSuffix(printed, want) {
+		if exitStatus(err) != 1 || len(patches) > 0 || !strings.HasSuffix(printed, want) {
 			t.Errorf("run = %v, patched %v, printed\n%s\nwant the Pod refused, nothing patched, and it to end in\n%s", err, patches, printed, want)
 		}
 		return

@@ -1,6 +1,7 @@
 package probeplugin
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -198,17 +199,12 @@ type targets struct {
 	// skipped are the Pods that were terminating or finished already, with
 	// the reason.
 	skipped []skippedPod
-	// workloads names the workloads that the command line named, such as
-	// deployment.apps/web, whose Pods are among pods.
-	workloads []string
-	// floors are the workloads whose Pods a run counts, each Pod once
-	// (owners.workloadsOf): those named, and those that the Pods named or
-	// selected belong to; and last, when there are any, the Pods named or
-	// selected that belong to none, or to one whose Pods cannot be read.
+	// floors are the workloads whose Pods a run counts, each Pod once,
+	// under its top workload (owners.workloadsOf), whatever named it, each
+	// followed by those under it that have limits of their own; then the
+	// Pods whose controllers cannot be read, by the first one that cannot;
+	// and last, when there are any, the Pods that belong to none.
 	floors []*workloadFloor
-	// ownersUnread is why the workloads of the Pods named or selected, or
-	// their Pods, could not be read; nil when they were.
-	ownersUnread error
 
 	// What current reads again: the Pods named, and the selector.
 	named     []string
@@ -241,10 +237,10 @@ func leaving(pod *v1.Pod) string {
 // of a Pod or of any object that controls Pods through owner references,
 // directly or through other controllers (a workload, see owners): it
 // stands for the Pods that the workload controls now. A selector selects
-// Pods. Pods that are terminating or finished are skipped. A Pod named or
-// selected counts with the workload it belongs to, as if that were named
-// (its replicas, its limit, its Pods in current), without changing the
-// workload's other Pods. The workloads read are known to o from then on.
+// Pods. Pods that are terminating or finished are skipped. Each Pod counts
+// with the top workload it belongs to, however it was named (its replicas,
+// its limit, its Pods in current), without changing the workload's other
+// Pods. The workloads read are known to o from then on.
 func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGetter, client kubernetes.Interface, o *owners, namespace string, args []string, selector string) (*targets, error) {
 	b := resource.NewBuilder(getter).
 		Unstructured().
@@ -274,12 +270,8 @@ func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGett
 			t.pods = append(t.pods, pod)
 		}
 	}
-	var (
-		direct []*v1.Pod
-		named  []*unstructured.Unstructured
-		// podsOf are the Pods of the workloads read, by their UIDs.
-		podsOf = map[types.UID][]*v1.Pod{}
-	)
+	// podsOf are the Pods of the workloads read, by their UIDs.
+	podsOf := map[types.UID]workloadPods{}
 	for _, info := range infos {
 		obj, ok := info.Object.(*unstructured.Unstructured)
 		if !ok {
@@ -294,49 +286,61 @@ func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGett
 			if selector == "" {
 				t.named = append(t.named, pod.Name)
 			}
-			if !seen[pod.UID] {
-				direct = append(direct, pod)
-			}
 			add(pod)
 			continue
 		}
 		name := objectName(gk, info.Name)
 		o.know(obj)
-		pods, err := o.podsOf(ctx, client, obj)
-		if err != nil {
+		pods, unread, err := o.podsOf(ctx, client, obj)
+		switch {
+		case err != nil:
 			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if len(pods) == 0 {
+		case len(pods) == 0 && unread != nil:
+			return nil, fmt.Errorf("%s controls no Pods that kubectl probe can tell, through owner references: %w", name, unread)
+		case len(pods) == 0:
 			return nil, fmt.Errorf("%s controls no Pods, through owner references", name)
 		}
-		t.workloads = append(t.workloads, name)
-		named = append(named, obj)
-		podsOf[obj.GetUID()] = pods
+		podsOf[obj.GetUID()] = workloadPods{pods: pods, unread: unread}
 		add(pods...)
 	}
-	groups, err := o.workloadsOf(ctx, named, direct)
-	t.ownersUnread = err
 	var alone []*v1.Pod
-	for _, g := range groups {
-		if g.workload == nil {
+	for _, g := range o.workloadsOf(ctx, t.pods) {
+		switch {
+		case g.unread != nil:
+			t.floors = append(t.floors, unknownFloor(g.unread.name, fmt.Sprintf("cannot read it: %v", g.unread.err), g.pods))
+			continue
+		case g.workload == nil:
 			alone = append(alone, g.pods...)
 			continue
 		}
-		pods, ok := podsOf[g.workload.GetUID()]
+		read, ok := podsOf[g.workload.GetUID()]
 		if !ok {
-			if pods, err = o.podsOf(ctx, client, g.workload); err != nil {
-				if t.ownersUnread == nil {
-					t.ownersUnread = fmt.Errorf("%s: %w", nameOf(g.workload), err)
-				}
-				// Pods of a workload whose Pods cannot be read count
-				// alone.
-				alone = append(alone, g.pods...)
+			var err error
+			if read.pods, read.unread, err = o.podsOf(ctx, client, g.workload); err != nil {
+				// The run's Pods of a workload whose Pods cannot be read
+				// count by themselves.
+				f := unknownFloor(nameOf(g.workload), fmt.Sprintf("cannot read its Pods: %v", err), g.pods)
+				f.workload = g.workload
+				t.floors = append(t.floors, f)
 				continue
 			}
 		}
-		t.floors = append(t.floors, newWorkloadFloor(g.workload, pods))
+		top := newWorkloadFloor(g.workload, read)
+		t.floors = append(t.floors, top)
+		for _, inner := range g.inner {
+			pods, unread, err := o.podsOf(ctx, client, inner)
+			if err != nil {
+				// Its Pods are among the top one's, whose limit is its at
+				// most.
+				top.unknown = cmp.Or(top.unknown, fmt.Sprintf("cannot read the Pods of %s, which it controls: %v", nameOf(inner), err))
+				continue
+			}
+			f := newWorkloadFloor(inner, workloadPods{pods: pods, unread: unread})
+			f.floor.within = top.floor.name
+			t.floors = append(t.floors, f)
+		}
 	}
-	if alone = slices.DeleteFunc(alone, func(pod *v1.Pod) bool { return leaving(pod) != "" }); len(alone) > 0 {
+	if len(alone) > 0 {
 		t.floors = append(t.floors, &workloadFloor{floor: newFloor("", limit{}, len(alone), alone)})
 	}
 	if len(t.pods)+len(t.skipped) == 0 {
@@ -345,14 +349,48 @@ func resolveTargets(ctx context.Context, getter genericclioptions.RESTClientGett
 	return t, nil
 }
 
+// workloadPods are the Pods of a workload that podsOf read, and why they
+// may not be all of them; nil when they are.
+type workloadPods struct {
+	pods   []*v1.Pod
+	unread error
+}
+
 // newWorkloadFloor returns the workload with its floor, which counts the
 // Pods that it controls, but those terminating or finished, of its
 // replicas; a kind that does not say how many Pods it asks for asks for
-// those (a Job's done Pods do not count).
-func newWorkloadFloor(workload *unstructured.Unstructured, pods []*v1.Pod) *workloadFloor {
+// those (a Job's done Pods do not count). Its limit is not known when its
+// Pods could not all be told.
+func newWorkloadFloor(workload *unstructured.Unstructured, read workloadPods) *workloadFloor {
 	name := nameOf(workload)
-	pods = slices.DeleteFunc(slices.Clone(pods), func(pod *v1.Pod) bool { return leaving(pod) != "" })
-	return &workloadFloor{workload: workload, own: workloadLimit(name, workload), floor: newFloor(name, limit{}, replicasOf(workload, len(pods)), pods)}
+	pods := slices.DeleteFunc(slices.Clone(read.pods), func(pod *v1.Pod) bool { return leaving(pod) != "" })
+	w := &workloadFloor{workload: workload, own: workloadLimit(name, workload), floor: newFloor(name, limit{}, replicasOf(workload, len(pods)), pods)}
+	if read.unread != nil {
+		w.unknown = fmt.Sprintf("cannot tell whether some Pods are its: %v", read.unread)
+	}
+	return w
+}
+
+// unknownFloor returns the floor of the run's Pods of a workload, name,
+// that cannot be read, or whose Pods cannot be (why): it counts those Pods
+// alone, read again by name, and its limit is not known.
+func unknownFloor(name, why string, pods []*v1.Pod) *workloadFloor {
+	w := &workloadFloor{unknown: why, floor: newFloor(name, limit{}, len(pods), pods)}
+	for _, pod := range pods {
+		w.named = append(w.named, pod.Name)
+	}
+	return w
+}
+
+// workloadOf names the workload whose floor counts the Pod; "" for a Pod
+// of none.
+func (t *targets) workloadOf(pod *v1.Pod) string {
+	for _, w := range t.floors {
+		if w.floor.within == "" && w.floor.pods[pod.UID] {
+			return w.floor.name
+		}
+	}
+	return ""
 }
 
 // workloadFloors returns the floors of the workloads of t, as they were
@@ -392,16 +430,37 @@ func (t *targets) current(ctx context.Context, client kubernetes.Interface, o *o
 		return read
 	}
 	for _, w := range t.floors {
-		if w.workload == nil {
+		var read []*v1.Pod
+		switch {
+		case w.named != nil:
+			for _, name := range w.named {
+				pod, err := pods.Get(ctx, name, metav1.GetOptions{})
+				switch {
+				case apierrors.IsNotFound(err):
+				case err != nil:
+					return nil, nil, err
+				default:
+					read = append(read, pod)
+				}
+			}
+		case w.workload == nil:
 			alone = w
 			continue
-		}
-		controlled, err := o.podsOf(ctx, client, w.workload)
-		if err != nil {
-			return nil, nil, err
+		default:
+			controlled, _, err := o.podsOf(ctx, client, w.workload)
+			if err != nil {
+				return nil, nil, err
+			}
+			read = controlled
 		}
 		f := w.floor
-		floors = append(floors, newFloor(f.name, f.limit, f.of, keep(controlled)))
+		if f.within != "" {
+			// The Pods of a workload under another are counted already:
+			// they count in its floor too.
+			floors = append(floors, f.recount(slices.DeleteFunc(read, func(pod *v1.Pod) bool { return leaving(pod) != "" })))
+			continue
+		}
+		floors = append(floors, f.recount(keep(read)))
 	}
 	var others []*v1.Pod
 	for _, name := range t.named {
@@ -425,7 +484,7 @@ func (t *targets) current(ctx context.Context, client kubernetes.Interface, o *o
 	}
 	others = keep(others)
 	if alone != nil {
-		floors = append(floors, newFloor("", alone.floor.limit, alone.floor.of, others))
+		floors = append(floors, alone.floor.recount(others))
 	}
 	return all, floors, nil
 }

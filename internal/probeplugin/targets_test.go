@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	fakediscovery "k8s.io/client-go/discovery/fake"
@@ -173,7 +175,7 @@ func TestWorkloadPods(t *testing.T) {
 			if !ok {
 				w = asUnstructured(t, tc.workload)
 			}
-			pods, err := o.podsOf(context.Background(), client, w)
+			pods, _, err := o.podsOf(context.Background(), client, w)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -198,14 +200,10 @@ func TestWorkloadPods(t *testing.T) {
 	}
 }
 
-// Pods named or selected keep to the workloads they belong to, each once,
-// as those workloads named would: a Deployment's Pods through its
-// ReplicaSet, a StatefulSet's; a Pod without a controller belongs to none,
-// and a Pod of a workload that the command line named counts with it. Each
-// Pod counts once, under its top workload: a workload named twice counts
-// once, and one that another of them controls, a ReplicaSet named with its
-// Deployment, or whose Deployment a Pod named belongs to, or a Job named
-// with its CronJob, does not count apart.
+// Each Pod counts once, under its top workload, the one whose limit it
+// keeps to, however it was named: a Deployment's Pods through their
+// ReplicaSets, old and new, a StatefulSet's, a CronJob's through its Job;
+// a Pod without a controller belongs to none, and comes last.
 func TestOwnerWorkloads(t *testing.T) {
 	app := map[string]string{"app": "web"}
 	deployment := &appsv1.Deployment{ObjectMeta: objectMeta("web", "d", app, nil, ""), Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](12)}}
@@ -220,68 +218,33 @@ func TestOwnerWorkloads(t *testing.T) {
 	owned := func(name string, owner metav1.Object, kind string) *v1.Pod {
 		pod := ownedPod(name, app, owner, kind)
 		if owner != nil {
-			pod.OwnerReferences[0].APIVersion = "apps/v1"
+			pod.OwnerReferences[0].APIVersion = map[string]string{"Job": "batch/v1"}[kind]
+			if pod.OwnerReferences[0].APIVersion == "" {
+				pod.OwnerReferences[0].APIVersion = "apps/v1"
+			}
 		}
 		return pod
 	}
-	pods := []*v1.Pod{owned("web-1-a", rs, "ReplicaSet"), owned("web-1-b", rs, "ReplicaSet"), owned("db-0", statefulSet, "StatefulSet"), owned("orphan", nil, "")}
 	o, _ := newTestOwners(t, deployment, rs, rs2, statefulSet, cronJob, job)
-
-	for _, tc := range []struct {
-		name  string
-		named []runtime.Object
-		pods  []*v1.Pod
-		want  []string
-	}{{
-		name: "none named",
-		pods: pods,
-		want: []string{"deployment.apps/web pod/web-1-a pod/web-1-b", "statefulset.apps/db pod/db-0", "none pod/orphan"},
-	}, {
-		name:  "the Deployment named, twice",
-		named: []runtime.Object{deployment, deployment},
-		pods:  pods,
-		want:  []string{"deployment.apps/web pod/web-1-a pod/web-1-b", "statefulset.apps/db pod/db-0", "none pod/orphan"},
-	}, {
-		name:  "the ReplicaSet named, which counts its Pods: its Deployment does not again",
-		named: []runtime.Object{rs},
-		pods:  pods,
-		want:  []string{"replicaset.apps/web-1", "statefulset.apps/db pod/db-0", "none pod/orphan"},
-	}, {
-		name:  "the ReplicaSet named with its Deployment",
-		named: []runtime.Object{rs, deployment},
-		pods:  pods,
-		want:  []string{"deployment.apps/web pod/web-1-a pod/web-1-b", "statefulset.apps/db pod/db-0", "none pod/orphan"},
-	}, {
-		name:  "the ReplicaSet named, and a Pod of the Deployment's other ReplicaSet",
-		named: []runtime.Object{rs},
-		pods:  []*v1.Pod{owned("web-2-a", rs2, "ReplicaSet")},
-		want:  []string{"deployment.apps/web pod/web-2-a"},
-	}, {
-		name:  "a Job named with its CronJob",
-		named: []runtime.Object{job, cronJob},
-		want:  []string{"cronjob.batch/nightly"},
-	}} {
-		t.Run(tc.name, func(t *testing.T) {
-			var named []*unstructured.Unstructured
-			for _, obj := range tc.named {
-				named = append(named, asUnstructured(t, obj))
-			}
-			belonging, err := o.workloadsOf(context.Background(), named, tc.pods)
-			var got []string
-			for _, b := range belonging {
-				name := "none"
-				if b.workload != nil {
-					name = nameOf(b.workload)
-				}
-				for _, pod := range b.pods {
-					name += " pod/" + pod.Name
-				}
-				got = append(got, name)
-			}
-			if err != nil || !cmp.Equal(got, tc.want) {
-				t.Errorf("workloads %v, %v; want %v", got, err, tc.want)
-			}
-		})
+	pods := []*v1.Pod{
+		owned("web-1-a", rs, "ReplicaSet"), owned("orphan", nil, ""), owned("db-0", statefulSet, "StatefulSet"),
+		owned("web-2-a", rs2, "ReplicaSet"), owned("nightly-1-a", job, "Job"), owned("web-1-b", rs, "ReplicaSet"),
+	}
+	belonging := o.workloadsOf(context.Background(), pods)
+	var got []string
+	for _, b := range belonging {
+		name := "none"
+		if b.workload != nil {
+			name = nameOf(b.workload)
+		}
+		for _, pod := range b.pods {
+			name += " pod/" + pod.Name
+		}
+		got = append(got, name)
+	}
+	want := []string{"deployment.apps/web pod/web-1-a pod/web-2-a pod/web-1-b", "statefulset.apps/db pod/db-0", "cronjob.batch/nightly pod/nightly-1-a", "none pod/orphan"}
+	if !cmp.Equal(got, want) {
+		t.Errorf("workloads %v; want %v", got, want)
 	}
 }
 
@@ -453,11 +416,110 @@ func TestCountWorkloadWithoutReplicas(t *testing.T) {
 	terminating := pod("batch-terminating", v1.PodRunning)
 	terminating.DeletionTimestamp = ptr.To(metav1.Now())
 	o, client := newTestOwners(t, job, pod("batch-a", v1.PodRunning), pod("batch-b", v1.PodRunning), done, failed, terminating)
-	pods, err := o.podsOf(context.Background(), client, asUnstructured(t, job))
+	pods, _, err := o.podsOf(context.Background(), client, asUnstructured(t, job))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := newWorkloadFloor(asUnstructured(t, job), pods).floor; f.of != 2 || len(f.pods) != 2 {
+	if f := newWorkloadFloor(asUnstructured(t, job), workloadPods{pods: pods}).floor; f.of != 2 || len(f.pods) != 2 {
 		t.Errorf("%d Pods counted of %d replicas, want 2 of 2: the Job's Pods that are neither terminating nor finished", len(f.pods), f.of)
+	}
+}
+
+// A CronJob, which has no selector, controls the Pods of its Jobs: podsOf
+// lists the namespace's Jobs, keeps those that the CronJob controls, and
+// lists each one's Pods by its selector; it lists no other Pod, and so
+// reads no controller of another Pod, which may not be readable: here a
+// stray Pod's ReplicaSet, which the user may not read.
+func TestCronJobPodsListsOnlyItsJobs(t *testing.T) {
+	cronJob := &batchv1.CronJob{ObjectMeta: objectMeta("nightly", "cj", nil, nil, "")}
+	other := &batchv1.CronJob{ObjectMeta: objectMeta("hourly", "cj-2", nil, nil, "")}
+	job := func(name, uid string, owner metav1.Object) *batchv1.Job {
+		j := &batchv1.Job{ObjectMeta: objectMeta(name, uid, nil, owner, "CronJob"), Spec: batchv1.JobSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{batchv1.ControllerUidLabel: uid}},
+		}}
+		j.OwnerReferences[0].APIVersion = "batch/v1"
+		return j
+	}
+	mine, theirs := job("nightly-1", "job-1", cronJob), job("hourly-1", "job-2", other)
+	pod := func(name string, j *batchv1.Job) *v1.Pod {
+		p := ownedPod(name, map[string]string{batchv1.ControllerUidLabel: string(j.UID)}, j, "Job")
+		p.OwnerReferences[0].APIVersion = "batch/v1"
+		return p
+	}
+	rs := &appsv1.ReplicaSet{ObjectMeta: objectMeta("stray-1", "rs", nil, nil, "")}
+	stray := ownedPod("stray", nil, rs, "ReplicaSet")
+	stray.OwnerReferences[0].APIVersion = "apps/v1"
+	o, client := newTestOwners(t, cronJob, other, rs, pod("nightly-1-b", mine), pod("nightly-1-a", mine), pod("hourly-1-a", theirs), stray)
+	o.dynamic.(*dynamicfake.FakeDynamicClient).PrependReactor("get", "replicasets", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "replicasets"}, "stray-1", errors.New("not yours"))
+	})
+	for _, j := range []*batchv1.Job{mine, theirs} {
+		if err := client.Tracker().Add(j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pods, unread, err := o.podsOf(context.Background(), client, asUnstructured(t, cronJob))
+	var got []string
+	for _, p := range pods {
+		got = append(got, p.Name)
+	}
+	if err != nil || unread != nil || !cmp.Equal(got, []string{"nightly-1-a", "nightly-1-b"}) {
+		t.Errorf("Pods %v, %v, %v; want nightly-1-a and nightly-1-b", got, unread, err)
+	}
+	for _, a := range client.Actions() {
+		if list, ok := a.(k8stesting.ListActionImpl); ok && a.GetResource().Resource == "pods" && list.ListOptions.LabelSelector == "" {
+			t.Errorf("listed every Pod of the namespace")
+		}
+	}
+}
+
+// A Pod whose controller, or one of its controllers, cannot be read, as a
+// Deployment that the user may not read, belongs to a workload whose limit
+// is not known: its Pods change one at a time, and the run says why,
+// rather than fail, or keep to no limit.
+func TestUnreadableOwnerLimitUnknown(t *testing.T) {
+	deployment, rs, pods := deploymentOf("web", 3, intstr.FromInt32(3), []string{"a", "b", "c"})
+	o, _ := newTestOwners(t, deployment, rs)
+	o.dynamic.(*dynamicfake.FakeDynamicClient).PrependReactor("get", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web", errors.New("not yours"))
+	})
+	c := newCluster(pods...)
+	tg, err := resolveTargets(context.Background(), apiOf{c}, c, o, "ns", nil, "app=web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	largest, err := tg.chooseLimits("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	why := `cannot read it: deployments.apps "web" is forbidden: not yours`
+	if len(tg.floors) != 1 || tg.floors[0].floor.name != "deployment.apps/web" || tg.floors[0].unknown != why || largest != 1 || len(tg.floors[0].floor.pods) != 3 {
+		t.Fatalf("floors %+v, largest %d; want deployment.apps/web's, of its 3 Pods, its limit not known: %s", tg.floors, largest, why)
+	}
+	if want := "its limit is not known (" + why + "), so one Pod at a time"; tg.floors[0].floor.limit.why != want {
+		t.Errorf("limit %q, want %q", tg.floors[0].floor.limit.why, want)
+	}
+	// The census reads its Pods again, by name.
+	all, floors, err := tg.current(context.Background(), c, o)
+	if err != nil || len(all) != 3 || len(floors) != 1 || floors[0].ready != 3 {
+		t.Errorf("census: %d Pods, floors %+v, %v; want the 3 Pods, Ready, in the workload's floor", len(all), floors, err)
+	}
+
+	// A run says so, and goes on.
+	opts, errOut := runOptions(c, o)
+	opts.selector = "app=web"
+	if err := opts.run(context.Background(), moveLiveness); err != nil {
+		t.Errorf("run: %v\n%s", err, errOut)
+	}
+	if _, patches := c.sent(); !cmp.Equal(sortedCopy(patches), []string{"web-a", "web-b", "web-c"}) {
+		t.Errorf("patched %v, want the 3 Pods\n%s", patches, errOut)
+	}
+	for _, want := range []string{
+		"warning: deployment.apps/web: " + why + "; its limit is not known, so its Pods change one at a time\n",
+		"batches: one Pod at a time: its limit is not known (" + why + "), so one Pod at a time\n",
+	} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+		}
 	}
 }

@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/tools/remotecommand"
 	"k8s.io/client-go/transport/spdy"
 	utilexec "k8s.io/client-go/util/exec"
+	streamhttp "k8s.io/streaming/pkg/httpstream"
 )
 
 // tried is what trying a probe against a Pod found.
@@ -65,6 +66,10 @@ type prober interface {
 // port-forward) is longer than the kubelet's own.
 const slack = time.Second
 
+// forwardSetup bounds the opening of a port-forward, before the probe's
+// timeout begins.
+const forwardSetup = 10 * time.Second
+
 // clientProber tries probes through the API server, each kind of handler
 // as close as the API lets a client get to what the kubelet does:
 //
@@ -79,7 +84,9 @@ const slack = time.Second
 //     kubelet runs it.
 //
 // A probe that names a host is not tried: the API server reaches only the
-// Pod.
+// Pod. Nor is a probe that gets no answer within its timeoutSeconds and
+// slack: the container may not have answered in time, or the way through
+// the API server, which the try cannot tell from it, took the time.
 type clientProber struct {
 	client kubernetes.Interface
 	config *rest.Config
@@ -90,14 +97,7 @@ func (p *clientProber) try(ctx context.Context, pod *v1.Pod, c *v1.Container, pr
 	if s := containerStatus(pod, c.Name); pod.Status.Phase != v1.PodRunning || s == nil || s.State.Running == nil {
 		return tried{notTried: "the container is not running"}
 	}
-	timeout := time.Duration(max(probe.TimeoutSeconds, 1))*time.Second + slack
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var (
-		result tried
-		verb   string
-		sub    string
-	)
+	var verb, sub string
 	switch h := probe.ProbeHandler; {
 	case h.HTTPGet != nil:
 		verb, sub = "get", "proxy"
@@ -108,34 +108,38 @@ func (p *clientProber) try(ctx context.Context, pod *v1.Pod, c *v1.Container, pr
 	default:
 		return tried{notTried: "it has no handler"}
 	}
+	// Asked before the probe's timeout begins: the tries of a namespace
+	// wait for its one answer.
 	if ok, why := p.access.allowed(ctx, pod.Namespace, verb, sub); !ok {
 		return tried{notTried: why, forbidden: true}
 	}
+	timeout := time.Duration(max(probe.TimeoutSeconds, 1))*time.Second + slack
 	switch h := probe.ProbeHandler; {
 	case h.HTTPGet != nil:
-		result = p.tryHTTP(ctx, pod, c, h.HTTPGet)
+		return p.tryHTTP(ctx, timeout, pod, c, h.HTTPGet)
 	case h.TCPSocket != nil:
-		result = p.tryTCP(ctx, pod, c, h.TCPSocket)
+		return p.tryTCP(ctx, timeout, pod, c, h.TCPSocket)
 	case h.GRPC != nil:
-		result = p.tryGRPC(ctx, pod, h.GRPC)
-	case h.Exec != nil:
-		result = p.tryExec(ctx, pod, c, h.Exec)
+		return p.tryGRPC(ctx, timeout, pod, c, h.GRPC)
 	}
-	if !result.ok && result.notTried == "" && ctx.Err() != nil {
-		within := fmt.Sprintf("within %s (timeoutSeconds, and %s for the way through the API server)", timeout, slack)
-		if probe.HTTPGet != nil {
-			// The API server may still be dialing a Pod IP that its
-			// network does not reach: no answer is not a wrong one.
-			return tried{notTried: "no answer through the API server's Pod proxy " + within + ": the container did not answer in time, or the API server cannot reach the Pod"}
-		}
-		result.answer = "no answer " + within
-	}
-	return result
+	return p.tryExec(ctx, timeout, pod, c, probe.Exec)
 }
 
-// tryHTTP asks the probe's URL through the API server's Pod proxy, and
-// succeeds on a status from 200 to 399, as the kubelet does.
-func (p *clientProber) tryHTTP(ctx context.Context, pod *v1.Pod, c *v1.Container, h *v1.HTTPGetAction) tried {
+// noAnswer is a try that got no answer through via within timeout.
+func noAnswer(via string, timeout time.Duration) tried {
+	return tried{notTried: fmt.Sprintf("no answer through %s within %s (timeoutSeconds, and %s for the way through the API server): the container did not answer in time, or the API server cannot reach the Pod", via, timeout, slack)}
+}
+
+// late says whether ctx ended, or its deadline passed: a connection whose
+// deadline is ctx's may fail with a timeout of its own before ctx ends.
+func late(ctx context.Context) bool {
+	deadline, ok := ctx.Deadline()
+	return ctx.Err() != nil || ok && !time.Now().Before(deadline)
+}
+
+// tryHTTP asks the probe's URL through the API server's Pod proxy, within
+// timeout, and succeeds on a status from 200 to 399, as the kubelet does.
+func (p *clientProber) tryHTTP(ctx context.Context, timeout time.Duration, pod *v1.Pod, c *v1.Container, h *v1.HTTPGetAction) tried {
 	if h.Host != "" {
 		return tried{notTried: "it names a host, which the Pod proxy does not reach"}
 	}
@@ -162,6 +166,8 @@ func (p *clientProber) tryHTTP(ctx context.Context, pod *v1.Pod, c *v1.Container
 	}
 	u := restClient.Get().Namespace(pod.Namespace).Resource("pods").Name(name).SubResource("proxy").Suffix(path).URL()
 	u.RawQuery = query
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return tried{notTried: err.Error()}
@@ -177,8 +183,10 @@ func (p *clientProber) tryHTTP(ctx context.Context, pod *v1.Pod, c *v1.Container
 	}
 	resp, err := restClient.Client.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return tried{}
+		if late(ctx) {
+			// The API server may still be dialing a Pod IP that its
+			// network does not reach: no answer is not a wrong one.
+			return noAnswer("the API server's Pod proxy", timeout)
 		}
 		return tried{notTried: fmt.Sprintf("could not reach the API server's Pod proxy: %v", err)}
 	}
@@ -188,18 +196,55 @@ func (p *clientProber) tryHTTP(ctx context.Context, pod *v1.Pod, c *v1.Container
 		return tried{ok: true, answer: "answered " + resp.Status}
 	}
 	// The API server answers itself, with a Status, when it cannot reach
-	// the Pod or the user may not use the proxy.
+	// the Pod or the user may not use the proxy. Its refusal names the
+	// proxy's target, as the Pod's own Status would not; its other
+	// answers name nothing to tell them from a Pod's, and are taken as
+	// its own: the try is then no answer, and the proof after the change
+	// judges the probe.
 	if s := apiStatus(body); s != nil {
 		switch {
-		case s.Reason == metav1.StatusReasonForbidden:
+		case s.Reason == metav1.StatusReasonForbidden && s.Details != nil && s.Details.Kind == "pods" && s.Details.Name == name:
 			return tried{notTried: s.Message, forbidden: true}
 		case strings.HasPrefix(s.Message, "error trying to reach service: "):
-			return proxyError(strings.TrimPrefix(s.Message, "error trying to reach service: "))
+			message := strings.TrimPrefix(s.Message, "error trying to reach service: ")
+			got := proxyError(message)
+			if got.answer == "connection refused" && reachedPort(pod, c.Name, port) {
+				return tried{notTried: fmt.Sprintf("the API server's way to the Pod refused the connection (%s), though the container is Ready by a readiness probe on that port, which the kubelet reaches", message)}
+			}
+			return got
 		case s.Reason == metav1.StatusReasonBadRequest:
 			return tried{notTried: "the API server does not proxy to the Pod: " + s.Message}
 		}
 	}
 	return tried{answer: "answered " + resp.Status}
+}
+
+// reachedPort says whether the Pod's kubelet reaches the port of its
+// container: the container is Ready, by a readiness probe that asks that
+// port of the Pod. A try whose connection to that port was refused took
+// another way than the kubelet's: the API server's, through a firewall
+// that refuses it (httpGet), or a port-forward's, to the port on localhost
+// inside the Pod, where a server that listens on the Pod's IP only does
+// not listen (tcpSocket, grpc).
+func reachedPort(pod *v1.Pod, container string, port int32) bool {
+	c, _, err := findContainer(pod, container)
+	status := containerStatus(pod, container)
+	if err != nil || status == nil || !status.Ready || c.ReadinessProbe == nil {
+		return false
+	}
+	var asks string
+	switch h := c.ReadinessProbe.ProbeHandler; {
+	case h.HTTPGet != nil && h.HTTPGet.Host == "":
+		asks = h.HTTPGet.Port.String()
+	case h.TCPSocket != nil && h.TCPSocket.Host == "":
+		asks = h.TCPSocket.Port.String()
+	case h.GRPC != nil:
+		asks = strconv.Itoa(int(h.GRPC.Port))
+	default:
+		return false
+	}
+	n, err := resolvePort(asks, c)
+	return err == nil && n == port
 }
 
 // apiServerHeader reports whether the API server takes a request header
@@ -274,24 +319,61 @@ func resolvePort(port string, c *v1.Container) (int32, error) {
 	return 0, fmt.Errorf("container %q has no port named %q", c.Name, port)
 }
 
-// forward opens a port-forward connection to the Pod's port, and the
+// forwarded is a port-forward connection to a Pod's port, and the data
+// stream of one connection through it, whose failure the kubelet says on
+// failed.
+type forwarded struct {
+	conn   httpstream.Connection
+	data   httpstream.Stream
+	failed <-chan string
+}
+
+// forward opens a port-forward to the Pod's port, within forwardSetup. Its
+// dialers take no context: one that ctx, or the setup's budget, ends
+// first goes on apart, and closes what it opens.
+func (p *clientProber) forward(ctx context.Context, pod *v1.Pod, port int32) (*forwarded, error) {
+	ctx, cancel := context.WithTimeout(ctx, forwardSetup)
+	defer cancel()
+	type opened struct {
+		f   *forwarded
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		f, err := p.openForward(pod, port)
+		done <- opened{f, err}
+	}()
+	select {
+	case o := <-done:
+		return o.f, o.err
+	case <-ctx.Done():
+		go func() {
+			if o := <-done; o.f != nil {
+				o.f.conn.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
+}
+
+// openForward opens a port-forward connection to the Pod's port, and the
 // error and data streams of one connection through it (the port-forward
 // protocol of the API), as kubectl port-forward does.
-func (p *clientProber) forward(pod *v1.Pod, port int32) (httpstream.Connection, httpstream.Stream, <-chan string, error) {
+func (p *clientProber) openForward(pod *v1.Pod, port int32) (*forwarded, error) {
 	u := p.client.CoreV1().RESTClient().Post().Namespace(pod.Namespace).Resource("pods").Name(pod.Name).SubResource("portforward").URL()
 	transport, upgrader, err := spdy.RoundTripperFor(p.config)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	var dialer httpstream.Dialer = spdy.NewDialer(upgrader, &http.Client{Transport: transport}, http.MethodPost, u)
 	if tunneling, err := portforward.NewSPDYOverWebsocketDialer(u, p.config); err == nil {
 		dialer = portforward.NewFallbackDialer(tunneling, dialer, func(err error) bool {
-			return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
+			return streamhttp.IsUpgradeFailure(err) || streamhttp.IsHTTPSProxyError(err)
 		})
 	}
 	conn, _, err := dialer.Dial(portforward.PortForwardProtocolV1Name)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	headers := http.Header{}
 	headers.Set(v1.StreamType, v1.StreamTypeError)
@@ -300,7 +382,7 @@ func (p *clientProber) forward(pod *v1.Pod, port int32) (httpstream.Connection, 
 	errorStream, err := conn.CreateStream(headers)
 	if err != nil {
 		conn.Close()
-		return nil, nil, nil, err
+		return nil, err
 	}
 	// Nothing is written to the error stream: the kubelet writes to it why
 	// it could not connect. Its message is taken as soon as it arrives: the
@@ -316,16 +398,17 @@ func (p *clientProber) forward(pod *v1.Pod, port int32) (httpstream.Connection, 
 	data, err := conn.CreateStream(headers)
 	if err != nil {
 		conn.Close()
-		return nil, nil, nil, err
+		return nil, err
 	}
-	return conn, data, failed, nil
+	return &forwarded{conn: conn, data: data, failed: failed}, nil
 }
 
 // tryTCP connects to the port through a port-forward. The kubelet reports
 // at once that it could not connect; a connection that it made is closed
-// again, and reports nothing, or nothing within the timeout when the
-// server holds it open.
-func (p *clientProber) tryTCP(ctx context.Context, pod *v1.Pod, c *v1.Container, h *v1.TCPSocketAction) tried {
+// again, and reports nothing: connected. Nothing within timeout, from when
+// the port-forward opened, is no answer, as when the server holds the
+// connection open.
+func (p *clientProber) tryTCP(ctx context.Context, timeout time.Duration, pod *v1.Pod, c *v1.Container, h *v1.TCPSocketAction) tried {
 	if h.Host != "" {
 		return tried{notTried: "it names a host, which a port-forward does not reach"}
 	}
@@ -333,36 +416,53 @@ func (p *clientProber) tryTCP(ctx context.Context, pod *v1.Pod, c *v1.Container,
 	if err != nil {
 		return tried{answer: err.Error()}
 	}
-	conn, data, failed, err := p.forward(pod, port)
+	f, err := p.forward(ctx, pod, port)
 	if err != nil {
 		return tried{notTried: fmt.Sprintf("could not open a port-forward: %v", err)}
 	}
-	defer conn.Close()
-	data.Close()
+	defer f.conn.Close()
+	f.data.Close()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	select {
-	case message := <-failed:
+	case message := <-f.failed:
 		if message != "" {
-			return connectionFailed(message)
+			return forwardFailed(message, pod, c, port)
 		}
+		return tried{ok: true, answer: "connected"}
 	case <-ctx.Done():
+		return noAnswer("a port-forward", timeout)
 	}
-	return tried{ok: true, answer: "connected"}
 }
 
-// tryGRPC calls the gRPC health service's Check through a port-forward, and
-// succeeds when it answers SERVING, as the kubelet does.
-func (p *clientProber) tryGRPC(ctx context.Context, pod *v1.Pod, h *v1.GRPCAction) tried {
-	conn, data, failed, err := p.forward(pod, h.Port)
+// forwardFailed is the try whose port-forward could not connect to the
+// port, as the kubelet's message says: not tried when the connection was
+// refused on a port that the kubelet reaches (reachedPort).
+func forwardFailed(message string, pod *v1.Pod, c *v1.Container, port int32) tried {
+	got := connectionFailed(message)
+	if got.answer == "connection refused" && reachedPort(pod, c.Name, port) {
+		return tried{notTried: fmt.Sprintf("a port-forward connects to the port on localhost inside the Pod, which refused it (%s), though the container is Ready by a readiness probe on that port, which the kubelet reaches at the Pod's IP", message)}
+	}
+	return got
+}
+
+// tryGRPC calls the gRPC health service's Check through a port-forward,
+// within timeout from when it opened, and succeeds when it answers
+// SERVING, as the kubelet does.
+func (p *clientProber) tryGRPC(ctx context.Context, timeout time.Duration, pod *v1.Pod, c *v1.Container, h *v1.GRPCAction) tried {
+	f, err := p.forward(ctx, pod, h.Port)
 	if err != nil {
 		return tried{notTried: fmt.Sprintf("could not open a port-forward: %v", err)}
 	}
-	defer conn.Close()
+	defer f.conn.Close()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	var once sync.Once
 	client, err := grpc.NewClient("passthrough:///"+pod.Name,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithContextDialer(func(context.Context, string) (net.Conn, error) {
 			var c net.Conn
-			once.Do(func() { c = streamConn{data} })
+			once.Do(func() { c = streamConn{f.data} })
 			if c == nil {
 				return nil, errors.New("the port-forward's one connection is used")
 			}
@@ -379,13 +479,13 @@ func (p *clientProber) tryGRPC(ctx context.Context, pod *v1.Pod, h *v1.GRPCActio
 	// The kubelet's message that it could not connect ends the call: the
 	// client, which waits for the connection to be ready, would otherwise
 	// wait out the timeout.
-	checkCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	checkCtx, cancelCheck := context.WithCancelCause(ctx)
+	defer cancelCheck(nil)
 	go func() {
 		select {
-		case message := <-failed:
+		case message := <-f.failed:
 			if message != "" {
-				cancel(forwardError(message))
+				cancelCheck(forwardError(message))
 			}
 		case <-checkCtx.Done():
 		}
@@ -394,10 +494,10 @@ func (p *clientProber) tryGRPC(ctx context.Context, pod *v1.Pod, h *v1.GRPCActio
 	if err != nil {
 		var message forwardError
 		if errors.As(context.Cause(checkCtx), &message) {
-			return connectionFailed(string(message))
+			return forwardFailed(string(message), pod, c, h.Port)
 		}
-		if ctx.Err() != nil {
-			return tried{}
+		if late(ctx) {
+			return noAnswer("a port-forward", timeout)
 		}
 		return checkFailed(err)
 	}
@@ -435,9 +535,11 @@ func (streamConn) SetDeadline(time.Time) error      { return nil }
 func (streamConn) SetReadDeadline(time.Time) error  { return nil }
 func (streamConn) SetWriteDeadline(time.Time) error { return nil }
 
-// tryExec runs the probe's command in the container through exec, and
-// succeeds when it exits with 0, as the kubelet does.
-func (p *clientProber) tryExec(ctx context.Context, pod *v1.Pod, c *v1.Container, h *v1.ExecAction) tried {
+// tryExec runs the probe's command in the container through exec, within
+// timeout, and succeeds when it exits with 0, as the kubelet does. The
+// stream's setup counts in timeout: a command that did not exit in it
+// cannot be told from a slow way to it, and is no answer.
+func (p *clientProber) tryExec(ctx context.Context, timeout time.Duration, pod *v1.Pod, c *v1.Container, h *v1.ExecAction) tried {
 	u := p.client.CoreV1().RESTClient().Post().Namespace(pod.Namespace).Resource("pods").Name(pod.Name).SubResource("exec").
 		VersionedParams(&v1.PodExecOptions{Container: c.Name, Command: h.Command, Stdout: true, Stderr: true}, scheme.ParameterCodec).URL()
 	executor, err := remotecommand.NewSPDYExecutor(p.config, http.MethodPost, u)
@@ -446,9 +548,11 @@ func (p *clientProber) tryExec(ctx context.Context, pod *v1.Pod, c *v1.Container
 	}
 	if websocket, err := remotecommand.NewWebSocketExecutor(p.config, http.MethodGet, u.String()); err == nil {
 		executor, _ = remotecommand.NewFallbackExecutor(websocket, executor, func(err error) bool {
-			return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
+			return streamhttp.IsUpgradeFailure(err) || streamhttp.IsHTTPSProxyError(err)
 		})
 	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	var output limitedBuffer
 	err = executor.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: &output, Stderr: &output})
 	var exit utilexec.ExitError
@@ -457,8 +561,8 @@ func (p *clientProber) tryExec(ctx context.Context, pod *v1.Pod, c *v1.Container
 		return tried{ok: true, answer: "exited with 0"}
 	case errors.As(err, &exit):
 		return exited(exit, output.String())
-	case ctx.Err() != nil:
-		return tried{}
+	case late(ctx):
+		return noAnswer("exec", timeout)
 	}
 	return tried{notTried: fmt.Sprintf("could not run it: %v", err)}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -18,9 +19,12 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/httpstream"
+	"k8s.io/apimachinery/pkg/util/httpstream/spdy"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/portforward"
 	utilexec "k8s.io/client-go/util/exec"
 	"k8s.io/utils/ptr"
 )
@@ -74,6 +78,13 @@ func runningPod() *v1.Pod {
 	return pod
 }
 
+// readyPod is runningPod, Ready: its readiness probe asks port 8080.
+func readyPod() *v1.Pod {
+	pod := runningPod()
+	pod.Status.ContainerStatuses[0].Ready = true
+	return pod
+}
+
 func TestTryHTTP(t *testing.T) {
 	probe := func(path string, port intstr.IntOrString) *v1.Probe {
 		return &v1.Probe{ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: path, Port: port, Scheme: v1.URISchemeHTTP,
@@ -114,6 +125,55 @@ func TestTryHTTP(t *testing.T) {
 		},
 		wantRequest: "/api/v1/namespaces/ns/pods/web:8081/proxy/healthz",
 		want:        tried{answer: "connection refused", dropped: true},
+	}, {
+		// A REJECT firewall between the API server and the Pods' network
+		// refuses the API server's dial too: the kubelet's readiness
+		// probe, which keeps the container Ready, reaches the port.
+		name:    "refused, on the port that the Ready container's readiness probe asks",
+		pod:     readyPod(),
+		probe:   probe("/healthz", intstr.FromInt32(8080)),
+		allowed: true,
+		proxy: func(w http.ResponseWriter, _, _ string) {
+			status(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, "error trying to reach service: dial tcp 10.88.0.5:8080: connect: connection refused")
+		},
+		wantRequest: "/api/v1/namespaces/ns/pods/web:8080/proxy/healthz",
+		want:        tried{notTried: "the API server's way to the Pod refused the connection (dial tcp 10.88.0.5:8080: connect: connection refused), though the container is Ready by a readiness probe on that port, which the kubelet reaches"},
+	}, {
+		name:    "refused, on another port than the Ready container's readiness probe asks",
+		pod:     readyPod(),
+		probe:   probe("/healthz", intstr.FromInt32(8081)),
+		allowed: true,
+		proxy: func(w http.ResponseWriter, _, _ string) {
+			status(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, "error trying to reach service: dial tcp 10.88.0.5:8081: connect: connection refused")
+		},
+		wantRequest: "/api/v1/namespaces/ns/pods/web:8081/proxy/healthz",
+		want:        tried{answer: "connection refused", dropped: true},
+	}, {
+		// The API server's refusal names the Pod proxy's target.
+		name:    "the API server refuses the Pod proxy",
+		pod:     runningPod(),
+		probe:   probe("/healthz", intstr.FromInt32(8080)),
+		allowed: true,
+		proxy: func(w http.ResponseWriter, _, _ string) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			_ = json.NewEncoder(w).Encode(&metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden,
+				Message: `pods "web:8080" is forbidden: User "alice" cannot get resource "pods/proxy" in API group "" in the namespace "ns"`, Details: &metav1.StatusDetails{Name: "web:8080", Kind: "pods"}})
+		},
+		wantRequest: "/api/v1/namespaces/ns/pods/web:8080/proxy/healthz",
+		want:        tried{notTried: `pods "web:8080" is forbidden: User "alice" cannot get resource "pods/proxy" in API group "" in the namespace "ns"`, forbidden: true},
+	}, {
+		// An app that answers with a Status of its own, as one built with
+		// the API's libraries may: its answer.
+		name:    "the app answers 403 with a Status",
+		pod:     runningPod(),
+		probe:   probe("/healthz", intstr.FromInt32(8080)),
+		allowed: true,
+		proxy: func(w http.ResponseWriter, _, _ string) {
+			status(w, http.StatusForbidden, metav1.StatusReasonForbidden, "the probe may not ask")
+		},
+		wantRequest: "/api/v1/namespaces/ns/pods/web:8080/proxy/healthz",
+		want:        tried{answer: "answered 403 Forbidden"},
 	}, {
 		// A container that stops during the try, as a crash-looping one
 		// does, cuts the connection that the API server's proxy made.
@@ -396,4 +456,195 @@ func TestDroppedTries(t *testing.T) {
 			t.Errorf("%s: %+v, want %+v", name, tc.got, tc.want)
 		}
 	}
+}
+
+// portForwarder stands in for the API server's port-forward, for a
+// tcpSocket or grpc probe's try: it refuses the WebSocket tunnel, as an API server
+// before it does, for the client to fall back to SPDY, accepts the error
+// and data streams, and then answers as answer does on the error stream,
+// where the kubelet says why it could not connect. The user may use every
+// subresource.
+func portForwarder(answer func(errorStream httpstream.Stream)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/selfsubjectaccessreviews") {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"kind":"SelfSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","status":{"allowed":true}}`)
+			return
+		}
+		if r.Method != http.MethodPost {
+			http.Error(w, "no WebSocket tunnel", http.StatusBadRequest)
+			return
+		}
+		if _, err := httpstream.Handshake(r, w, []string{portforward.PortForwardProtocolV1Name}); err != nil {
+			return
+		}
+		streams := make(chan httpstream.Stream, 2)
+		conn := spdy.NewResponseUpgrader().UpgradeResponse(w, r, func(s httpstream.Stream, _ <-chan struct{}) error {
+			streams <- s
+			return nil
+		})
+		if conn == nil {
+			return
+		}
+		defer conn.Close()
+		for {
+			select {
+			case s := <-streams:
+				if s.Headers().Get(v1.StreamType) == v1.StreamTypeError {
+					answer(s)
+				}
+			case <-conn.CloseChan():
+				return
+			}
+		}
+	})
+}
+
+// A tcpSocket probe's try through a port-forward: the kubelet connected,
+// and the connection closed again, or it could not connect, and says why.
+// No answer within the probe's timeout is no answer, for a tcpSocket or a
+// grpc probe: the probe is not tried, and the proof after the change judges
+// it; the server may hold the connection open, or the way through the API
+// server may be slow. (The context's deadline stands for the timeout.)
+func TestTryPortForward(t *testing.T) {
+	tcp := v1.ProbeHandler{TCPSocket: &v1.TCPSocketAction{Port: intstr.FromString("http")}}
+	refused := `failed to connect to localhost:8080 inside namespace "4f1c", IPv4: dial tcp4 127.0.0.1:8080: connect: connection refused`
+	for _, tc := range []struct {
+		name    string
+		handler v1.ProbeHandler
+		answer  func(httpstream.Stream)
+		want    tried
+		// ready makes the container Ready, by its readiness probe on port
+		// 8080.
+		ready bool
+	}{
+		{"connected", tcp, func(s httpstream.Stream) { s.Close() }, tried{ok: true, answer: "connected"}, false},
+		{"refused", tcp, func(s httpstream.Stream) {
+			_, _ = io.WriteString(s, refused)
+			s.Close()
+		}, tried{answer: "connection refused", dropped: true}, false},
+		// A server that listens on the Pod's IP only, which the kubelet's
+		// readiness probe reaches, refuses a port-forward's connection to
+		// localhost: the port was not tried as the kubelet tries it.
+		{"refused, on the port that the Ready container's readiness probe asks", tcp, func(s httpstream.Stream) {
+			_, _ = io.WriteString(s, refused)
+			s.Close()
+		}, tried{notTried: "a port-forward connects to the port on localhost inside the Pod, which refused it (" + refused + "), though the container is Ready by a readiness probe on that port, which the kubelet reaches at the Pod's IP"}, true},
+		{"refused, on that port, a gRPC health check", v1.ProbeHandler{GRPC: &v1.GRPCAction{Port: 8080}}, func(s httpstream.Stream) {
+			_, _ = io.WriteString(s, refused)
+			s.Close()
+		}, tried{notTried: "a port-forward connects to the port on localhost inside the Pod, which refused it (" + refused + "), though the container is Ready by a readiness probe on that port, which the kubelet reaches at the Pod's IP"}, true},
+		{"no answer", tcp, func(httpstream.Stream) {}, tried{notTried: "no answer through a port-forward within 2s (timeoutSeconds, and 1s for the way through the API server): the container did not answer in time, or the API server cannot reach the Pod"}, false},
+		{"no answer of a gRPC health check", v1.ProbeHandler{GRPC: &v1.GRPCAction{Port: 9090}}, func(httpstream.Stream) {},
+			tried{notTried: "no answer through a port-forward within 2s (timeoutSeconds, and 1s for the way through the API server): the container did not answer in time, or the API server cannot reach the Pod"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			server := httptest.NewServer(portForwarder(tc.answer))
+			defer server.Close()
+			config := &rest.Config{Host: server.URL}
+			client := kubernetes.NewForConfigOrDie(config)
+			p := &clientProber{client: client, config: config, access: newAccess(client)}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			probe := &v1.Probe{ProbeHandler: tc.handler, TimeoutSeconds: 1}
+			pod := runningPod()
+			if tc.ready {
+				pod = readyPod()
+			}
+			if got := p.try(ctx, pod, &pod.Spec.Containers[0], probe); got != tc.want {
+				t.Errorf("try = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// A port-forward that does not open in time, as through an API server that
+// does not answer, is not tried: the way there is not the container's
+// answer. (The context's deadline stands for the setup's budget.)
+func TestTryPortForwardNotOpened(t *testing.T) {
+	release := make(chan struct{})
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/selfsubjectaccessreviews") {
+			portForwarder(nil).ServeHTTP(w, r)
+			return
+		}
+		<-release
+	}))
+	defer server.Close()
+	defer close(release)
+	config := &rest.Config{Host: server.URL}
+	client := kubernetes.NewForConfigOrDie(config)
+	p := &clientProber{client: client, config: config, access: newAccess(client)}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	probe := &v1.Probe{ProbeHandler: v1.ProbeHandler{TCPSocket: &v1.TCPSocketAction{Port: intstr.FromInt32(8080)}}, TimeoutSeconds: 1}
+	want := tried{notTried: "could not open a port-forward: context deadline exceeded"}
+	if got := p.try(ctx, runningPod(), &runningPod().Spec.Containers[0], probe); got != want {
+		t.Errorf("try = %+v, want %+v", got, want)
+	}
+}
+
+// An exec probe whose command does not exit in time through the API server
+// is not tried, as an httpGet probe that gets no answer is not: the proof
+// after the change judges it. (The context's deadline stands for the
+// timeout.)
+func TestTryExecNoAnswer(t *testing.T) {
+	release := make(chan struct{})
+	s := &apiServer{allowed: true, proxy: func(http.ResponseWriter, string, string) { <-release }}
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/exec") {
+			<-release
+			return
+		}
+		s.ServeHTTP(w, r)
+	}))
+	defer server.Close()
+	defer close(release)
+	config := &rest.Config{Host: server.URL}
+	client := kubernetes.NewForConfigOrDie(config)
+	p := &clientProber{client: client, config: config, access: newAccess(client)}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	probe := &v1.Probe{ProbeHandler: v1.ProbeHandler{Exec: &v1.ExecAction{Command: []string{"pg_isready"}}}, TimeoutSeconds: 1}
+	want := tried{notTried: "no answer through exec within 2s (timeoutSeconds, and 1s for the way through the API server): the container did not answer in time, or the API server cannot reach the Pod"}
+	if got := p.try(ctx, runningPod(), &runningPod().Spec.Containers[0], probe); got != want {
+		t.Errorf("try = %+v, want %+v", got, want)
+	}
+}
+
+// transportFunc is an API server in the process, which works in a synctest
+// bubble.
+type transportFunc func(*http.Request) (*http.Response, error)
+
+func (f transportFunc) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := req.Context().Err(); err != nil {
+		return nil, err
+	}
+	return f(req)
+}
+
+// The user's access is asked before the probe's timeout begins: the tries
+// of a namespace wait for its one answer, and a slow one must not use their
+// time up. Here the access review takes 5s, on the bubble's clock, and the
+// Pod answers at once.
+func TestTryAccessOutsideTheTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		answer := func(req *http.Request, body string) *http.Response {
+			return &http.Response{StatusCode: http.StatusOK, Status: "200 OK", Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)), Request: req}
+		}
+		config := &rest.Config{Host: "https://api.test", Transport: transportFunc(func(req *http.Request) (*http.Response, error) {
+			if strings.HasSuffix(req.URL.Path, "/selfsubjectaccessreviews") {
+				time.Sleep(5 * time.Second)
+				return answer(req, `{"kind":"SelfSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","status":{"allowed":true}}`), nil
+			}
+			return answer(req, "ok"), nil
+		})}
+		client := kubernetes.NewForConfigOrDie(config)
+		p := &clientProber{client: client, config: config, access: newAccess(client)}
+		probe := &v1.Probe{ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(8080)}}, TimeoutSeconds: 1}
+		want := tried{ok: true, answer: "answered 200 OK"}
+		if got := p.try(context.Background(), runningPod(), &runningPod().Spec.Containers[0], probe); got != want {
+			t.Errorf("try = %+v, want %+v", got, want)
+		}
+	})
 }

@@ -3,10 +3,13 @@ package probeplugin
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -84,7 +87,7 @@ func (r *runner) afterRun(ctx context.Context, began time.Time) []workloadAfter 
 			}
 			w.patch = patch
 		}
-		pods, err := r.owners.podsOf(ctx, r.patcher.client, top)
+		pods, _, err := r.owners.podsOf(ctx, r.patcher.client, top)
 		if err != nil {
 			r.report.warnf("warning: %s: cannot read its Pods again: %v\n", w.name, err)
 		}
@@ -98,20 +101,43 @@ func (r *runner) afterRun(ctx context.Context, began time.Time) []workloadAfter 
 	return after
 }
 
+// templateOf returns the fields of the workload's Pod template, from which
+// it makes the Pods that replace its Pods: spec.template, or a CronJob's
+// spec.jobTemplate.spec.template, of the Jobs that it creates; an error for
+// a Job, whose template cannot change.
+func templateOf(workload *unstructured.Unstructured) ([]string, error) {
+	switch workload.GroupVersionKind().GroupKind() {
+	case batchv1.SchemeGroupVersion.WithKind("Job").GroupKind():
+		return nil, errors.New("a Job's Pod template cannot change once the Job is created")
+	case batchv1.SchemeGroupVersion.WithKind("CronJob").GroupKind():
+		return []string{"spec", "jobTemplate", "spec", "template"}, nil
+	}
+	return []string{"spec", "template"}, nil
+}
+
 // sameProbes says whether a and b have the same probes of the types.
 func sameProbes(a, b map[probeType]*v1.Probe, types []probeType) bool {
 	return !slices.ContainsFunc(types, func(t probeType) bool { return !equalProbes(a[t], b[t]) })
 }
 
 // templatePatch returns the JSON patch that gives the Pod template of
-// workload, at spec.template, the probes of the types of its container
-// that probes has, or removes them where probes has none; "" when the
-// template has them already. The patch first tests that the container is
-// still where it was read: a template changed since is not patched.
+// workload (templateOf) the probes of the types of its container that
+// probes has, or removes them where probes has none; "" when the template
+// has them already. The workload is as the run read it, when it began: the
+// patch first tests that the container is still where it was read, and
+// that each probe that it changes is still as it was read, so that a
+// template that changed since, in someone else's edit, is not overwritten:
+// the patch then fails, and changes nothing. Of a probe that the template
+// did not have, which a test cannot ask after, it tests the container as a
+// whole.
 func templatePatch(workload *unstructured.Unstructured, container string, types []probeType, probes map[probeType]*v1.Probe) (string, error) {
-	spec, ok, _ := unstructured.NestedMap(workload.Object, "spec", "template", "spec")
+	template, err := templateOf(workload)
+	if err != nil {
+		return "", err
+	}
+	spec, ok, _ := unstructured.NestedMap(workload.Object, append(template, "spec")...)
 	if !ok {
-		return "", fmt.Errorf("it has no Pod template at spec.template to change")
+		return "", fmt.Errorf("it has no Pod template at %s to change", strings.Join(template, "."))
 	}
 	var (
 		path string
@@ -121,18 +147,23 @@ func templatePatch(workload *unstructured.Unstructured, container string, types 
 		items, _, _ := unstructured.NestedSlice(spec, list)
 		for i, item := range items {
 			if m, ok := item.(map[string]any); ok && m["name"] == container {
-				path, c = fmt.Sprintf("/spec/template/spec/%s/%d", list, i), m
+				path, c = fmt.Sprintf("/%s/spec/%s/%d", strings.Join(template, "/"), list, i), m
 			}
 		}
 	}
 	if c == nil {
 		return "", fmt.Errorf("its Pod template has no container %q", container)
 	}
-	ops := []map[string]any{{"op": "test", "path": path + "/name", "value": container}}
+	var (
+		tests   []map[string]any
+		changes []map[string]any
+		added   bool
+	)
 	for _, t := range types {
 		field := string(t) + "Probe"
 		var was *v1.Probe
-		if m, ok := c[field].(map[string]any); ok {
+		m, ok := c[field].(map[string]any)
+		if ok {
 			was = &v1.Probe{}
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, was); err != nil {
 				return "", fmt.Errorf("its template's %s: %w", field, err)
@@ -140,15 +171,25 @@ func templatePatch(workload *unstructured.Unstructured, container string, types 
 		}
 		switch now := probes[t]; {
 		case equalProbes(was, now):
+			continue
 		case now == nil:
-			ops = append(ops, map[string]any{"op": "remove", "path": path + "/" + field})
+			changes = append(changes, map[string]any{"op": "remove", "path": path + "/" + field})
 		default:
-			ops = append(ops, map[string]any{"op": "add", "path": path + "/" + field, "value": now})
+			changes = append(changes, map[string]any{"op": "add", "path": path + "/" + field, "value": now})
 		}
+		if was == nil {
+			added = true
+			continue
+		}
+		tests = append(tests, map[string]any{"op": "test", "path": path + "/" + field, "value": m})
 	}
-	if len(ops) == 1 {
+	if len(changes) == 0 {
 		return "", nil
 	}
-	patch, err := json.Marshal(ops)
+	tests = slices.Insert(tests, 0, map[string]any{"op": "test", "path": path + "/name", "value": container})
+	if added {
+		tests = []map[string]any{{"op": "test", "path": path, "value": c}}
+	}
+	patch, err := json.Marshal(slices.Concat(tests, changes))
 	return string(patch), err
 }

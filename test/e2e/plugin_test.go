@@ -98,7 +98,7 @@ func TestPluginSetWorkloadChangesOwnPods(t *testing.T) {
 	if n := strings.Count(r.stderr, warning); n != 1 {
 		t.Errorf("the server's warning is printed %d times, want once:\n%s", n, r)
 	}
-	if n := strings.Count(r.stderr, "replicaset.apps/web: Pods that replace these get its template's liveness probe, not the new one; to change the template too: kubectl patch replicaset.apps/web -n rs "); n != 1 {
+	if n := strings.Count(r.stderr, "replicaset.apps/web: Pods that replace these get its template's liveness probe, not the new one; to change the template too, if it has not changed since the run read it (the patch fails otherwise, and changes nothing): kubectl patch replicaset.apps/web -n rs "); n != 1 {
 		t.Errorf("the change of the template is printed %d times, want once:\n%s", n, r)
 	}
 	for name, want := range map[string]int32{"web-a": 10, "web-b": 10, "solo": 1} {
@@ -698,19 +698,56 @@ func TestPluginSetNeedsContainerOfTwo(t *testing.T) {
 // readiness probe of the sidecar of a Deployment's Pods: the sidecars
 // change, and the command printed to change the template too is the
 // Deployment's, the top controller of the Pods, not their ReplicaSet's,
-// and patches the sidecar as the first init container.
+// and patches the sidecar as the first init container, once it tested
+// that the sidecar is as the run read it, since the probe is new to it.
+// Run as printed, by a shell, it changes the template; run again, once
+// the template changed, the API server refuses it, and it changes nothing.
 func TestPluginSetSidecarHintsDeploymentTemplate(t *testing.T) {
 	c := sidecarDeployment(t, "deploy")
 	r := setSidecarReadiness(t, c, "deploy")
-	if !strings.Contains(r.stderr, `deployment.apps/front: Pods that replace these get its template's readiness probe, not the new one; to change the template too: kubectl patch deployment.apps/front -n deploy `) ||
-		!strings.Contains(r.stderr, `--type=json -p '[{"op":"test","path":"/spec/template/spec/initContainers/0/name","value":"proxy"},{"op":"add","path":"/spec/template/spec/initContainers/0/readinessProbe","value":{"tcpSocket":{"port":9000},`) {
-		t.Errorf("no change of the Deployment's template:\n%s", r)
+	prefix := `deployment.apps/front: Pods that replace these get its template's readiness probe, not the new one; to change the template too, if it has not changed since the run read it (the patch fails otherwise, and changes nothing): `
+	var command string
+	for _, line := range strings.Split(r.stderr, "\n") {
+		if rest, ok := strings.CutPrefix(line, prefix); ok {
+			command = rest
+		}
+	}
+	if !strings.HasPrefix(command, "kubectl patch deployment.apps/front -n deploy ") ||
+		!strings.Contains(command, `--type=json -p '[{"op":"test","path":"/spec/template/spec/initContainers/0","value":{"image":"registry.k8s.io/e2e-test-images/agnhost:2.53",`) ||
+		!strings.Contains(command, `{"op":"add","path":"/spec/template/spec/initContainers/0/readinessProbe","value":{"tcpSocket":{"port":9000},`) {
+		t.Fatalf("no change of the Deployment's template:\n%s", r)
 	}
 	for _, name := range []string{"front-1-a", "front-1-b"} {
 		p := c.pod(t, "deploy", name).Spec.InitContainers[0].ReadinessProbe
 		if p == nil || p.TCPSocket == nil || p.TCPSocket.Port != intstr.FromInt32(9000) {
 			t.Errorf("%s: the sidecar's readiness probe is %+v", name, p)
 		}
+	}
+	run := func() (string, error) {
+		cmd := exec.Command("sh", "-c", command)
+		cmd.Env = append(os.Environ(), "PATH="+c.bin+string(os.PathListSeparator)+os.Getenv("PATH"), "KUBECACHEDIR="+t.TempDir())
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run(); err != nil {
+		t.Fatalf("%s: %v\n%s", command, err, out)
+	}
+	d, err := c.client.AppsV1().Deployments("deploy").Get(context.Background(), "front", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := d.Spec.Template.Spec.InitContainers[0].ReadinessProbe; p == nil || p.TCPSocket == nil || p.TCPSocket.Port != intstr.FromInt32(9000) {
+		t.Errorf("the template's sidecar readiness probe is %+v after the patch", p)
+	}
+	if out, err := run(); err == nil || !strings.Contains(out, "The request is invalid") {
+		t.Errorf("the patch, run again once the template changed: %v\n%s; want the API server to refuse it", err, out)
+	}
+	again, err := c.client.AppsV1().Deployments("deploy").Get(context.Background(), "front", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Generation != d.Generation {
+		t.Errorf("the Deployment's generation is %d after the patch failed, was %d", again.Generation, d.Generation)
 	}
 }
 
