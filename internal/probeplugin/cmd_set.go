@@ -53,8 +53,9 @@ Before any Pod changes, each one's change passes a server dry run, and a new
 liveness or readiness probe is tried against its Pod (--skip-check not to);
 a Pod that fails either stops the command before the first change. A try is
 not a failure when the container did not answer while it started or
-stopped, as in a crash loop, nor when the probe asks what the old one asks
-and fails as it does (a relaxed probe): the proof after the change judges
+stopped, as in a crash loop, nor when the probe asks what the old one asks,
+stricter in no timing or threshold, and fails as it does (a relaxed
+probe): the proof after the change judges
 the probe by its threshold. Then the first Pod changes alone, and the
 first of each other workload without others of its own, and the others in
 batches that double up to the workload's maxUnavailable, or a

@@ -159,11 +159,12 @@ func (r *runner) check(ctx context.Context, pr *podRun) {
 				got = tried{notTried: fmt.Sprintf("the container %s while it was tried (%s)", how, got.answer)}
 			}
 		}
-		if got.notTried == "" && !got.ok && sameHandler(pr.pod, container, t, probe) {
-			// Only its timing or thresholds changed: it fails now as the
-			// probe before it does, which a relaxed liveness probe is
-			// meant to tolerate while a dependency flaps. The proof after
-			// the change judges it by its threshold, not by one try.
+		if got.notTried == "" && !got.ok && failsAsBefore(pr.pod, container, t, probe) {
+			// Only its timing or thresholds changed, none to be stricter:
+			// it fails now as the probe before it does, which a relaxed
+			// liveness probe is meant to tolerate while a dependency
+			// flaps. The proof after the change judges it by its
+			// threshold, not by one try.
 			got.asBefore = true
 		}
 		pr.tried[t] = got
@@ -178,15 +179,17 @@ func (r *runner) check(ctx context.Context, pr *podRun) {
 	}
 }
 
-// sameHandler says whether probe, the container's new probe of type t, asks
-// what its probe of that type in pod asks.
-func sameHandler(pod *v1.Pod, container string, t probeType, probe *v1.Probe) bool {
+// failsAsBefore says whether probe, the new probe of type t of the Pod's
+// container, asks what the container's probe asks now, with timing and
+// thresholds no stricter in any field (probeSooner): a relaxation, which
+// fails now as the probe before it does.
+func failsAsBefore(pod *v1.Pod, container string, t probeType, probe *v1.Probe) bool {
 	c, _, err := findContainer(pod, container)
 	if err != nil {
 		return false
 	}
 	old := *t.of(c)
-	return old != nil && apiequality.Semantic.DeepEqual(old.ProbeHandler, probe.ProbeHandler)
+	return old != nil && apiequality.Semantic.DeepEqual(old.ProbeHandler, probe.ProbeHandler) && probeSooner(probe, old) == ""
 }
 
 // startGrace is how long after a container starts the probe lets it fail

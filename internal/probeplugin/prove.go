@@ -856,6 +856,12 @@ func (p *proof) event(e eventSeen, now time.Time) step {
 		// The kubelet kills a container for its liveness probe when the
 		// probe's failures in a row reach its threshold, which this event
 		// can tell before the last Unhealthy event does: both say the same.
+		// A kill before the new probes could have decided one (the old
+		// probes', whose kill was in flight, told a second or so late) is
+		// left to the restart that follows, which killedBefore judges.
+		if at.Before(p.stored.Add(p.soonestKill)) {
+			return s
+		}
 		s.failed = p.livenessThresholdReached(probe, nil, now)
 	case combined && !p.alone && ev.Reason == "Unhealthy" && strings.HasPrefix(message, "Liveness probe"):
 		// Another container's liveness probe may have failed: only a

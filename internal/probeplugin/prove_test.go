@@ -834,10 +834,14 @@ func TestProveRelaxedLiveness(t *testing.T) {
 		want:  "the kubelet applied generation 2; the new liveness probe passed: no restart through the probe's failure window (38s); it failed 6 times, at most 3 in a row, below its failureThreshold of 6",
 		after: 64 * time.Second,
 	}, {
+		// Its Killing event can tell the kill before the last Unhealthy
+		// event does, once the new probe can have decided it: 25s after the
+		// change (5 periods of 5s); an earlier one is the old probe's
+		// (TestProveOldKillInFlight).
 		name:    "the kubelet kills the container for its liveness probe",
-		events:  []event{failure(1), {"Killing", `Container app failed liveness probe, will be restarted`, 2 * time.Second}},
+		events:  []event{failure(1), {"Killing", `Container app failed liveness probe, will be restarted`, 26 * time.Second}},
 		wantErr: `the new liveness probe of container "app" reached its failureThreshold, 6 failures in a row: the kubelet restarts the container`,
-		after:   2 * time.Second,
+		after:   26 * time.Second,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -1364,8 +1368,12 @@ func TestProveApplied(t *testing.T) {
 func TestProveOldKillInFlight(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		// event is set when the kubelet's Killing event got through.
-		event bool
+		// event is set when the kubelet's Killing event got through: at
+		// eventAt after the change was stored, listed when the proof
+		// begins, or seen live by its watch.
+		event   bool
+		eventAt time.Duration
+		live    bool
 		// ended is when the run ended after the change was stored.
 		ended   time.Duration
 		want    string
@@ -1377,6 +1385,24 @@ func TestProveOldKillInFlight(t *testing.T) {
 		ended: 3 * time.Second,
 		want:  "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (38s)",
 		after: 81 * time.Second,
+	}, {
+		// The node's clock a little ahead, or the kubelet's sync lag across
+		// a second: the old probe's kill is told in a later second than
+		// the one in which the change was stored.
+		name:    "the Killing event a second later, seen live",
+		event:   true,
+		eventAt: time.Second,
+		live:    true,
+		ended:   3 * time.Second,
+		want:    "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (38s)",
+		after:   81 * time.Second,
+	}, {
+		name:    "the Killing event a second later, listed",
+		event:   true,
+		eventAt: time.Second,
+		ended:   3 * time.Second,
+		want:    "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (38s)",
+		after:   81 * time.Second,
 	}, {
 		name:  "no Killing event: the run ended before the new probe could have decided",
 		ended: 3 * time.Second,
@@ -1404,15 +1430,19 @@ func TestProveOldKillInFlight(t *testing.T) {
 				}}
 				stored.Status = *before.Status.DeepCopy()
 				client, k := newKubelet(t, before)
-				if tc.event {
+				kill := func() {
+					at := metav1.NewTime(storedAt.Add(tc.eventAt))
 					if _, err := client.CoreV1().Events("ns").Create(context.Background(), &v1.Event{
 						ObjectMeta:     metav1.ObjectMeta{Name: "web.killing", Namespace: "ns"},
 						InvolvedObject: v1.ObjectReference{Kind: "Pod", Name: "web", UID: before.UID, FieldPath: "spec.containers{app}"},
 						Reason:         "Killing", Type: v1.EventTypeNormal, Message: "Container app failed liveness probe, will be restarted",
-						FirstTimestamp: metav1.NewTime(storedAt), LastTimestamp: metav1.NewTime(storedAt),
+						FirstTimestamp: at, LastTimestamp: at,
 					}, metav1.CreateOptions{}); err != nil {
 						t.Fatal(err)
 					}
+				}
+				if tc.event && !tc.live {
+					kill()
 				}
 				w := &prover{client: client, timeout: 30 * time.Second, margin: 2 * time.Second}
 				start := time.Now()
@@ -1441,7 +1471,13 @@ func TestProveOldKillInFlight(t *testing.T) {
 				}
 				time.Sleep(time.Second)
 				report(before.Status.ContainerStatuses[0])
-				time.Sleep(tc.ended - time.Second)
+				if tc.event && tc.live {
+					time.Sleep(time.Second)
+					kill()
+					time.Sleep(tc.ended - 2*time.Second)
+				} else {
+					time.Sleep(tc.ended - time.Second)
+				}
 				ended := v1.ContainerState{Terminated: &v1.ContainerStateTerminated{ContainerID: "containerd://1", Reason: "Error", ExitCode: 137, StartedAt: started, FinishedAt: metav1.Now()}}
 				report(v1.ContainerStatus{
 					Name: "app", ContainerID: "containerd://1", Started: ptr.To(false), RestartCount: 3,

@@ -777,6 +777,9 @@ func TestPrecheckFailureOfTheSameHandler(t *testing.T) {
 	}{
 		{name: "relaxed", change: relax},
 		{name: "moved", change: moveLiveness, refused: true},
+		// The same handler, but it restarts the container after fewer
+		// failures: failing now, it would restart it at once.
+		{name: "tightened", change: setChange{types: []probeType{liveness}, settings: settings{failureThreshold: ptr.To[int32](1)}}, refused: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCluster(namedPods("a", "b")...)
