@@ -347,7 +347,7 @@ func (o *changeOptions) addFlags(cmd *cobra.Command) {
 func (o *changeOptions) addRunFlags(cmd *cobra.Command) {
 	cmdutil.AddDryRunFlag(cmd)
 	o.PrintFlags.AddFlags(cmd)
-	cmd.Flags().StringVar(&o.maxInFlight, "max-in-flight", "", "The most Pods of a workload that change, and are out of readiness, at once: a number, or a percentage of its replicas (25%). It lowers, never raises, the workload's limit (its maxUnavailable) and a PodDisruptionBudget's, each at least 1; 10 when none sets one.")
+	cmd.Flags().StringVar(&o.maxInFlight, "max-in-flight", "", "The most Pods of a workload out of readiness at once: a number, or a percentage of its replicas (25%). It lowers, never raises, the workload's limit (its maxUnavailable) and a PodDisruptionBudget's, each at least 1; 10 where none sets one; 1 where none is known, unless set.")
 	cmd.Flags().StringVar(&o.wait, "wait", o.wait, "After each change, what to wait for before the next batch: proven, the kubelet applied it and each new probe passed through its failure window; applied, each workload's Pods proven until one is, the others until their kubelet applied it; or none, counting the Ready Pods as last read.")
 	cmd.Flags().Lookup("wait").NoOptDefVal = waitProven
 	cmd.Flags().DurationVar(&o.waitTimeout, "wait-timeout", o.waitTimeout, "How long to wait for each Pod (its kubelet to apply the change, its container to run the new probes; a new probe's failure window that began is waited out), and for Pods to turn Ready when no Pod may change without taking too many out of readiness; 0 waits as long as it takes.")
@@ -503,9 +503,13 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 // PodDisruptionBudgets that select the Pods. A workload whose limit is not
 // known, and budgets that cannot be read, are warned of.
 func (o *changeOptions) limit(ctx context.Context, t *targets) (int, []floor, error) {
+	how := "so its Pods change one at a time, unless --max-in-flight says how many may"
+	if o.maxInFlight != "" {
+		how = "so --max-in-flight=" + o.maxInFlight + " says how many of its Pods may change at once"
+	}
 	for _, w := range t.floors {
 		if w.unknown != "" {
-			o.report.warnf("warning: %s: %s; its limit is not known, so its Pods change one at a time\n", cmp.Or(w.floor.title(), "Pods of no workload"), w.unknown)
+			o.report.warnf("warning: %s: %s; its limit is not known, %s\n", cmp.Or(w.floor.title(), "Pods of no workload"), w.unknown, how)
 		}
 	}
 	budgets, err := disruptionFloors(ctx, o.client, o.namespace, t.pods)

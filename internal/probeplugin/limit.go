@@ -251,7 +251,8 @@ type workloadFloor struct {
 	// unknown says why the workload's limit is not known: it, a controller
 	// of its Pods, or its Pods cannot be read, so that it, or a workload
 	// between it and its Pods, may have a limit that the run cannot see;
-	// "" when it is known. The run then changes its Pods one at a time.
+	// "" when it is known. The run then changes its Pods one at a time,
+	// or as --max-in-flight says.
 	unknown string
 	// named are the run's Pods that the floor counts, read again by name,
 	// for a workload whose Pods cannot be read; nil otherwise.
@@ -270,7 +271,8 @@ func unknownLimit(why string) limit {
 // chooseLimits chooses the limit of each workload of t: the smallest of its
 // own, of those of the budgets that count any of its Pods that the run
 // changes, and of --max-in-flight, of its replicas (see
-// chooseMaxInFlight), or one Pod when its limit is not known; and, for a
+// chooseMaxInFlight), or, when its limit is not known, one Pod unless
+// --max-in-flight says how many; and, for a
 // workload that the run's Pods count under, of those of the workloads
 // under it, each of which keeps its own floor too: the smallest allowance
 // of the Pods' chain of controllers holds. It returns the largest, the
@@ -281,7 +283,7 @@ func (t *targets) chooseLimits(flag string, budgets []floor) (int, error) {
 		if w.own != nil {
 			limits = append(limits, *w.own)
 		}
-		if w.unknown != "" {
+		if w.unknown != "" && flag == "" {
 			limits = append(limits, unknownLimit(w.unknown))
 		}
 		for _, b := range budgets {

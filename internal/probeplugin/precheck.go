@@ -207,17 +207,22 @@ const restartLoop = 10 * time.Minute
 // notListening says why a container, as read before a try, may not listen
 // on the port it refused or dropped: it started within the time the new
 // probe gives it to start (its initialDelaySeconds, then failureThreshold
-// periods) and is not Ready yet, or it is in a restart loop, where it runs a
-// second or two, or not yet, whatever its status said when it was read. It
-// is "" for any other container: a Ready container that has not stopped
-// lately serves, and nothing listens on a port it refuses.
+// periods) and no readiness probe has found it Ready yet (a container
+// without one is Ready once it runs, listening or not), or it is in a
+// restart loop, where it runs a second or two, or not yet, whatever its
+// status said when it was read. It is "" for any other container: a
+// container that a readiness probe found Ready, or that started long
+// enough ago, and that has not stopped lately, serves, and nothing listens
+// on a port it refuses.
 func notListening(pod *v1.Pod, container string, probe *v1.Probe, now time.Time) string {
+	c, _, err := findContainer(pod, container)
 	status := containerStatus(pod, container)
-	if status == nil {
+	if err != nil || status == nil {
 		return ""
 	}
-	if running := status.State.Running; running != nil && !status.Ready && now.Sub(running.StartedAt.Time) < startGrace(probe) {
-		return "the container is starting, within the time the new probe gives it to start, and is not Ready yet"
+	servedReady := status.Ready && c.ReadinessProbe != nil
+	if running := status.State.Running; running != nil && !servedReady && now.Sub(running.StartedAt.Time) < startGrace(probe) {
+		return "the container is starting, within the time the new probe gives it to start, and no readiness probe has found it Ready yet"
 	}
 	if ended := status.LastTerminationState.Terminated; status.RestartCount > 0 && ended != nil && now.Sub(ended.FinishedAt.Time) < restartLoop {
 		return "the container is in a restart loop"

@@ -953,7 +953,8 @@ func TestRunKeepsEachWorkloadsFloor(t *testing.T) {
 // the custom resource's, unknown to kubectl probe, does not replace: here
 // an Argo-like Rollout controls deployment.apps/web, whose 4 replicas may
 // have 1 out of readiness, and whose web-d is not Ready. The run counts
-// web's Pods under the Rollout, the top workload, and keeps to the
+// web's Pods under the Rollout, the top workload, whose limit is not
+// known (one Pod at a time, with a warning), and keeps to the
 // Deployment's floor too: web-d changes, and the Ready Pods wait for it,
 // for --wait-timeout, and the run then stops.
 func TestRunKeepsTheLimitOfAWorkloadUnderACustomResource(t *testing.T) {
@@ -980,10 +981,11 @@ func TestRunKeepsTheLimitOfAWorkloadUnderACustomResource(t *testing.T) {
 		web := "maxUnavailable 1 of deployment.apps/web's 4 replicas"
 		for _, want := range []string{
 			`target: 4 Pods of rollout.argoproj.io/app in namespace "ns"` + "\n",
+			"warning: rollout.argoproj.io/app: its kind is not built in; its limit is not known, so its Pods change one at a time, unless --max-in-flight says how many may\n",
 			"batches: one Pod at a time, and of each workload at most its limit out of readiness:\n" +
-				"- rollout.argoproj.io/app: 1: " + web + "; not Ready now: 1 of the 4 Pods that it counts, which count against it; the run's own change first\n" +
+				"- rollout.argoproj.io/app: 1: its limit is not known (its kind is not built in), so one Pod at a time; not Ready now: 1 of the 4 Pods that it counts, which count against it; the run's own change first\n" +
 				"- deployment.apps/web of rollout.argoproj.io/app: 1: " + web + "; not Ready now: 1 of the 4 Pods that it counts, which count against it; the run's own change first\n",
-			"3 of 4 Pods Ready, and at least 3 must stay Ready (" + web + ")",
+			"rollout.argoproj.io/app: 3 of 4 Pods Ready, and at least 3 must stay Ready (its limit is not known (its kind is not built in), so one Pod at a time)",
 		} {
 			if !strings.Contains(errOut.String(), want) {
 				t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)

@@ -834,13 +834,14 @@ func TestPrecheckUnreachableGoesOn(t *testing.T) {
 // A try that the container refused, reset or closed before it answered is
 // no answer of the new probe when the container is starting (within the
 // time the new probe gives it to start, its initialDelaySeconds and
-// failureThreshold periods, and not Ready yet: the kubelet would not
-// restart it for that either), or in a restart loop (its last run ended
+// failureThreshold periods, and not found Ready by a readiness probe yet:
+// the kubelet would not restart it for that either), or in a restart loop (its last run ended
 // within 10 minutes), where it may not listen yet, or stop before the try
 // reaches it, whatever its status said. The probe was not tried, at once,
-// and the proof after the change judges it. A Ready container that has not
-// stopped lately refused the try itself, and one that answered answered:
-// those refuse the Pod.
+// and the proof after the change judges it. A container that a readiness
+// probe found Ready, or that started longer ago, and has not stopped
+// lately, refused the try itself, and one that answered answered: those
+// refuse the Pod.
 func TestPrecheckContainerStarting(t *testing.T) {
 	refused := tried{answer: "connection refused", dropped: true}
 	for _, tc := range []struct {
@@ -852,19 +853,20 @@ func TestPrecheckContainerStarting(t *testing.T) {
 		initialDelay int32
 		// ready and restarts are the container's Ready and restart count,
 		// and ended how long ago its last run ended; unless ready,
-		// restarts is 3, and it never ran before.
-		ready    bool
-		restarts int32
-		ended    time.Duration
+		// restarts is 3, and it never ran before. noReadiness removes
+		// the container's readiness probe.
+		ready, noReadiness bool
+		restarts           int32
+		ended              time.Duration
 		// notTried is why the pre-check did not try the probe; "" when it
 		// refused the Pod.
 		notTried string
 	}{{
 		name: "started 3s ago", got: refused, started: 3 * time.Second,
-		notTried: "the container is starting, within the time the new probe gives it to start, and is not Ready yet, and did not answer (connection refused)",
+		notTried: "the container is starting, within the time the new probe gives it to start, and no readiness probe has found it Ready yet, and did not answer (connection refused)",
 	}, {
 		name: "started 40s ago, within the initial delay", got: refused, started: 40 * time.Second, initialDelay: 20,
-		notTried: "the container is starting, within the time the new probe gives it to start, and is not Ready yet, and did not answer (connection refused)",
+		notTried: "the container is starting, within the time the new probe gives it to start, and no readiness probe has found it Ready yet, and did not answer (connection refused)",
 	}, {
 		name: "started 31s ago", got: refused, started: 31 * time.Second,
 	}, {
@@ -873,6 +875,12 @@ func TestPrecheckContainerStarting(t *testing.T) {
 		// Ready, and never stopped: it serves, and nothing listens on
 		// the port.
 		name: "started 3s ago, Ready, never restarted", got: refused, started: 3 * time.Second, ready: true,
+	}, {
+		// Ready, with no readiness probe: running, listening or not.
+		name: "started 3s ago, Ready with no readiness probe", got: refused, started: 3 * time.Second, ready: true, noReadiness: true,
+		notTried: "the container is starting, within the time the new probe gives it to start, and no readiness probe has found it Ready yet, and did not answer (connection refused)",
+	}, {
+		name: "started 31s ago, Ready with no readiness probe", got: refused, started: 31 * time.Second, ready: true, noReadiness: true,
 	}, {
 		name: "started 3s ago, Ready, its last run ended 5s ago", got: refused, started: 3 * time.Second, ready: true, restarts: 3, ended: 5 * time.Second,
 		notTried: "the container is in a restart loop, and did not answer (connection refused)",
@@ -885,6 +893,9 @@ func TestPrecheckContainerStarting(t *testing.T) {
 				pod.Spec.Containers[0].LivenessProbe.FailureThreshold = 3
 				pod.Spec.Containers[0].LivenessProbe.PeriodSeconds = 10
 				pod.Spec.Containers[0].LivenessProbe.InitialDelaySeconds = tc.initialDelay
+				if tc.noReadiness {
+					pod.Spec.Containers[0].ReadinessProbe = nil
+				}
 				pod.Status.Phase = v1.PodRunning
 				started := metav1.NewTime(time.Now().Add(-tc.started))
 				restarts := tc.restarts

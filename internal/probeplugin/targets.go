@@ -20,6 +20,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // workloadKind is a built-in kind of workload, whose Pods' templates
@@ -360,13 +361,18 @@ type workloadPods struct {
 // Pods that it controls, but those terminating or finished, of its
 // replicas; a kind that does not say how many Pods it asks for asks for
 // those (a Job's done Pods do not count). Its limit is not known when its
-// Pods could not all be told.
+// Pods could not all be told, or it is of a kind that is not built in,
+// whose controller may keep a limit of its own (an Argo Rollout's
+// maxUnavailable) where kubectl probe cannot read it.
 func newWorkloadFloor(workload *unstructured.Unstructured, read workloadPods) *workloadFloor {
 	name := nameOf(workload)
 	pods := slices.DeleteFunc(slices.Clone(read.pods), func(pod *v1.Pod) bool { return leaving(pod) != "" })
 	w := &workloadFloor{workload: workload, own: workloadLimit(name, workload), floor: newFloor(name, limit{}, replicasOf(workload, len(pods)), pods)}
-	if read.unread != nil {
+	switch {
+	case read.unread != nil:
 		w.unknown = fmt.Sprintf("cannot tell whether some Pods are its: %v", read.unread)
+	case !scheme.Scheme.Recognizes(workload.GroupVersionKind()):
+		w.unknown = "its kind is not built in"
 	}
 	return w
 }

@@ -473,6 +473,94 @@ func TestCronJobPodsListsOnlyItsJobs(t *testing.T) {
 	}
 }
 
+// A workload of a kind that is not built in, as an Argo Rollout, may keep a
+// limit that kubectl probe cannot read: its limit is not known, and its Pods
+// change one at a time, with a warning, unlike a built-in kind without a
+// limit (a ReplicaSet of its own), whose Pods keep to the default; unless
+// --max-in-flight says how many may change at once, which a budget still
+// lowers.
+func TestCustomKindLimitUnknown(t *testing.T) {
+	rollout := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"replicas": int64(8)}}}
+	rollout.SetGroupVersionKind(rolloutKind)
+	rollout.SetName("app")
+	rollout.SetNamespace("ns")
+	rollout.SetUID("ro-app")
+	rs := &appsv1.ReplicaSet{ObjectMeta: objectMeta("app-1", "rs-app", nil, rollout, "Rollout")}
+	rs.OwnerReferences[0].APIVersion = rolloutKind.GroupVersion().String()
+	var pods []*v1.Pod
+	for _, name := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		pod := webPod()
+		pod.ObjectMeta = objectMeta("app-"+name, "pod-"+name, map[string]string{"app": "app"}, rs, "ReplicaSet")
+		pod.OwnerReferences[0].APIVersion = "apps/v1"
+		pods = append(pods, pod)
+	}
+	budget := floor{budget: true, limit: limit{n: 2, why: "poddisruptionbudget.policy/app: maxUnavailable 2 of 8 Pods"}, pods: map[types.UID]bool{}}
+	for _, pod := range pods {
+		budget.pods[pod.UID] = true
+	}
+	const unknown = "its limit is not known (its kind is not built in), so one Pod at a time"
+	for _, tc := range []struct {
+		name    string
+		flag    string
+		budgets []floor
+		want    limit
+	}{
+		{name: "no flag", want: limit{n: 1, why: unknown}},
+		{name: "--max-in-flight=3", flag: "3", want: limit{n: 3, why: "--max-in-flight=3"}},
+		{name: "--max-in-flight=50%", flag: "50%", want: limit{n: 4, why: "--max-in-flight=50% of 8 replicas"}},
+		{name: "--max-in-flight=3, a budget of 2", flag: "3", budgets: []floor{budget}, want: limit{n: 2, why: budget.limit.why + ", fewer than --max-in-flight=3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, _ := newTestOwners(t, rollout, rs)
+			c := newCluster(pods...)
+			tg, err := resolveTargets(context.Background(), apiOf{c}, c, o, "ns", nil, "app=app")
+			if err != nil {
+				t.Fatal(err)
+			}
+			largest, err := tg.chooseLimits(tc.flag, tc.budgets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tg.floors) != 1 || tg.floors[0].floor.name != "rollout.argoproj.io/app" || tg.floors[0].floor.limit != tc.want || largest != tc.want.n {
+				t.Errorf("floors %+v, largest %d; want rollout.argoproj.io/app's, limit %v", tg.floors, largest, tc.want)
+			}
+		})
+	}
+
+	// A run says so, and how --max-in-flight sets it.
+	for flag, want := range map[string]string{
+		"":  "warning: rollout.argoproj.io/app: its kind is not built in; its limit is not known, so its Pods change one at a time, unless --max-in-flight says how many may\n",
+		"3": "warning: rollout.argoproj.io/app: its kind is not built in; its limit is not known, so --max-in-flight=3 says how many of its Pods may change at once\n",
+	} {
+		o, _ := newTestOwners(t, rollout, rs)
+		c := newCluster(pods...)
+		opts, errOut := runOptions(c, o)
+		opts.selector, opts.maxInFlight = "app=app", flag
+		if err := opts.run(context.Background(), moveLiveness); err != nil {
+			t.Errorf("--max-in-flight=%q: run: %v\n%s", flag, err, errOut)
+		}
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("--max-in-flight=%q: printed\n%s\nwant in it\n%s", flag, errOut, want)
+		}
+	}
+
+	// A ReplicaSet of its own, a built-in kind without a limit, keeps to
+	// the default.
+	own := &appsv1.ReplicaSet{ObjectMeta: objectMeta("own", "rs-own", nil, nil, "")}
+	mine := webPod()
+	mine.ObjectMeta = objectMeta("own-a", "pod-own-a", map[string]string{"app": "own"}, own, "ReplicaSet")
+	mine.OwnerReferences[0].APIVersion = "apps/v1"
+	o, _ := newTestOwners(t, own)
+	c := newCluster(mine)
+	tg, err := resolveTargets(context.Background(), apiOf{c}, c, o, "ns", nil, "app=own")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if largest, err := tg.chooseLimits("", nil); err != nil || largest != defaultMaxInFlight || tg.floors[0].unknown != "" {
+		t.Errorf("a ReplicaSet of its own: largest %d, %v, floors %+v; want the default, %d", largest, err, tg.floors, defaultMaxInFlight)
+	}
+}
+
 // A Pod whose controller, or one of its controllers, cannot be read, as a
 // Deployment that the user may not read, belongs to a workload whose limit
 // is not known: its Pods change one at a time, and the run says why,
@@ -515,7 +603,7 @@ func TestUnreadableOwnerLimitUnknown(t *testing.T) {
 		t.Errorf("patched %v, want the 3 Pods\n%s", patches, errOut)
 	}
 	for _, want := range []string{
-		"warning: deployment.apps/web: " + why + "; its limit is not known, so its Pods change one at a time\n",
+		"warning: deployment.apps/web: " + why + "; its limit is not known, so its Pods change one at a time, unless --max-in-flight says how many may\n",
 		"batches: one Pod at a time: its limit is not known (" + why + "), so one Pod at a time\n",
 	} {
 		if !strings.Contains(errOut.String(), want) {

@@ -320,9 +320,12 @@ func TestPluginRelaxLivenessDuringFlap(t *testing.T) {
 	c.LivenessProbe.TimeoutSeconds = 5
 	f.deployment("flap", 2, c, nil)
 	names := sortedNames(f.readyPods("app=flap", 2))
-	// The containers as the change finds them.
+	// The containers as the change finds them, once the strict probe has
+	// passed on each: a container is Ready as soon as it runs, before its
+	// app listens.
 	running := map[string]func(*v1.Pod) bool{}
 	for _, name := range names {
+		f.firstArrival(name, port, "/livez", time.Time{})
 		pod := f.get(name)
 		running[name] = sameContainer(app, containerID(pod, app), restarts(pod, app))
 	}
@@ -413,7 +416,12 @@ func TestPluginReadinessKeepsToLimits(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		f.readyPods(selector, 12)
+		// Ready as soon as they run, with no readiness probe: the
+		// change finds their apps listening, as on a Deployment that has
+		// served for a while.
+		for name := range f.readyPods(selector, 12) {
+			f.state(name, port)
+		}
 
 		stop := f.sampleUnready(selector)
 		out, err := f.kubectlProbe("set", "deployment/"+tc.name, "--readiness", "--get-url=http://:8080/readyz", "--success-threshold=3")
