@@ -490,13 +490,21 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 	}
 	err = r.run(ctx, t)
 	if r.dryRun == "" && r.changed() {
-		// Said after an interrupt too: a few requests more.
-		for _, w := range r.afterRun(context.WithoutCancel(ctx), began) {
+		// Said after an interrupt too: a few requests more, within
+		// afterRunTimeout.
+		after, cancel := context.WithTimeout(context.WithoutCancel(ctx), afterRunTimeout)
+		defer cancel()
+		for _, w := range r.afterRun(after, began) {
 			r.report.workload(w, o.cmdline, err == nil)
 		}
 	}
 	return err
 }
+
+// afterRunTimeout bounds the run's look at its workloads once it ended
+// (runner.afterRun), an interrupt or not: a workload it cannot read in
+// that time is warned of, and left out.
+const afterRunTimeout = 30 * time.Second
 
 // limit chooses the limit of each workload of t (targets.chooseLimits),
 // and returns the run's largest batch, and the floors of the

@@ -178,9 +178,15 @@ func (o *setOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []stri
 		{"success-threshold", &o.successThreshold, &s.successThreshold},
 		{"failure-threshold", &o.failures, &s.failureThreshold},
 	} {
-		if cmd.Flags().Changed(field.name) {
-			*field.to = field.value
+		if !cmd.Flags().Changed(field.name) {
+			continue
 		}
+		// The API server takes 0 for its default (a period of 10 s, say),
+		// which is not what the flag says.
+		if *field.value < 1 && field.to != &s.initialDelaySeconds {
+			return fmt.Errorf("--%s=%d: give at least 1", field.name, *field.value)
+		}
+		*field.to = field.value
 	}
 	if o.probeFile != "" {
 		probe, err := readProbe(o.probeFile, o.In)

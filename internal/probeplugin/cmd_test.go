@@ -458,6 +458,8 @@ current-context: x
 		{[]string{"set", "web", "--liveness", "--probe-file", tcp, "--timeout-seconds=3", "--header=Host: a"}, "", "error: --probe-file gives the whole probe: give it without --header, --timeout-seconds\n"},
 		{[]string{"set", "web", "--liveness", "--readiness", "--probe-file", twice}, "", "error: --probe-file=" + twice + ", as a liveness probe: successThreshold: must be 1 for a liveness probe\n"},
 		{[]string{"set", "web", "--liveness", "--probe-file=-"}, "httpGet: {port: 8080}\nfailureTreshold: 3\n", `error: --probe-file=-: not a probe: error unmarshaling JSON: while decoding JSON: json: unknown field "failureTreshold"`},
+		{[]string{"set", "web", "--liveness", "--period-seconds=0"}, "", "error: --period-seconds=0: give at least 1\n"},
+		{[]string{"set", "web", "--readiness", "--success-threshold=-1"}, "", "error: --success-threshold=-1: give at least 1\n"},
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--max-in-flight=0"}, "", "error: --max-in-flight=0: give a number of Pods, at least 1, or a percentage of the replicas, such as 25%\n"},
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait=sometimes"}, "", "error: --wait=sometimes: give proven, applied or none\n"},
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait-timeout=-1s"}, "", "error: --wait-timeout=-1s: give a duration, or 0 to wait as long as it takes\n"},
@@ -470,6 +472,7 @@ current-context: x
 		{[]string{"show", "web", "-o", "table"}, "", "error: -o table: give one of custom-columns, custom-columns-file, go-template"},
 		// Right: the cluster is asked.
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait=applied", "--max-in-flight=25%"}, "", unreachable},
+		{[]string{"set", "web", "--liveness", "--initial-delay-seconds=0"}, "", unreachable},
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait", "-o", "jsonpath={.items[*].result}"}, "", unreachable},
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait=false"}, "", unreachable},
 		{[]string{"set", "web", "--startup", "--probe-file=-"}, "exec: {command: [cat, /tmp/started]}\nfailureThreshold: 30\n", unreachable},

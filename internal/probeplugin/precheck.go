@@ -69,7 +69,7 @@ func (r *runner) precheck(ctx context.Context, active []*podRun) ([]*podRun, err
 		r.report.refusals(active, refused)
 		return nil, errReported
 	}
-	r.report.precheck(active)
+	r.report.precheck(active, r.waitMode())
 	if r.templates != nil {
 		r.report.restores(active)
 	}
@@ -196,7 +196,8 @@ func failsAsBefore(pod *v1.Pod, container string, t probeType, probe *v1.Probe) 
 // before the kubelet acts on it: its initial delay, then failureThreshold
 // periods.
 func startGrace(probe *v1.Probe) time.Duration {
-	return time.Duration(probe.InitialDelaySeconds+max(probe.FailureThreshold, 1)*max(probe.PeriodSeconds, 1)) * time.Second
+	d := withDefaults(probe)
+	return time.Duration(d.InitialDelaySeconds+d.FailureThreshold*d.PeriodSeconds) * time.Second
 }
 
 // restartLoop is how long after a container's last run ended it counts as

@@ -167,6 +167,14 @@ func (w *prover) wait(ctx context.Context, before, stored *v1.Pod, container str
 	eventsEnded := make(chan error, 1)
 	go func() { ended <- w.watchPod(watchCtx, stored, pods) }()
 	watchingEvents := false
+	// The windows' timers, of each run of the container, stopped when the
+	// proof ends.
+	var timers []*time.Timer
+	defer func() {
+		for _, timer := range timers {
+			timer.Stop()
+		}
+	}()
 	for {
 		var s step
 		select {
@@ -210,13 +218,12 @@ func (w *prover) wait(ctx context.Context, before, stored *v1.Pod, container str
 		}
 		for t, length := range s.windows {
 			window := windowEnd{t: t, round: p.round}
-			timer := time.AfterFunc(length, func() {
+			timers = append(timers, time.AfterFunc(length, func() {
 				select {
 				case windows <- window:
 				case <-watchCtx.Done():
 				}
-			})
-			defer timer.Stop()
+			}))
 			// --wait-timeout bounds the wait for the kubelet and the
 			// container; a window that began is waited out, and decided.
 			if until := time.Now().Add(length + w.margin); deadline != nil && until.After(end) {

@@ -295,8 +295,10 @@ func (p *reporter) refusals(active, refused []*podRun) {
 	}
 }
 
-// precheck says what the pre-check found, in a line or two.
-func (p *reporter) precheck(active []*podRun) {
+// precheck says what the pre-check found, in a line or two; what judges a
+// probe that it could not decide on depends on what the run waits for
+// after each change (mode, of --wait).
+func (p *reporter) precheck(active []*podRun, mode string) {
 	var (
 		checked   []*podRun
 		forbidden []string
@@ -360,6 +362,17 @@ func (p *reporter) precheck(active []*podRun) {
 	if len(checked) > 1 {
 		what = fmt.Sprintf("%d Pods", len(checked))
 	}
+	judge := func(by string) string {
+		switch {
+		case p.dryRun != "":
+			return "a run without --dry-run judges it" + by + " after the change, as --wait says"
+		case mode == waitApplied:
+			return "the wait after the first change of each workload judges it" + by + " (--wait=applied)"
+		case mode == waitNone:
+			return "no wait after the change judges it (--wait=none)"
+		}
+		return "the wait after each change judges it" + by
+	}
 	fmt.Fprintf(p.errOut, "pre-check: the API server accepts the change to %s (server dry run)\n", what)
 	for _, g := range groups {
 		if g.passed > 0 {
@@ -370,14 +383,14 @@ func (p *reporter) precheck(active []*podRun) {
 			fmt.Fprintf(p.errOut, "pre-check: the new %s probe succeeds%s: %s: %s\n", g.t, on, g.handler, g.answer)
 		}
 		for answer, n := range g.asBefore {
-			fmt.Fprintf(p.errOut, "pre-check: the new %s probe fails now on %s, as the old one does, which asks the same: %s: %s; the wait after each change judges it by its failureThreshold\n", g.t, pods(n), g.handler, answer)
+			fmt.Fprintf(p.errOut, "pre-check: the new %s probe fails now on %s, as the old one does, which asks the same: %s: %s; %s\n", g.t, pods(n), g.handler, answer, judge(" by its failureThreshold"))
 		}
 		for why, n := range g.notTried {
 			fmt.Fprintf(p.errOut, "pre-check: the new %s probe was not tried on %s: %s\n", g.t, pods(n), why)
 		}
 	}
 	for _, why := range forbidden {
-		fmt.Fprintf(p.errOut, "pre-check: the new probe was not tried: %s; the wait after each change still proves it\n", why)
+		fmt.Fprintf(p.errOut, "pre-check: the new probe was not tried: %s; %s\n", why, judge(""))
 	}
 }
 

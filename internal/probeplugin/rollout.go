@@ -52,13 +52,7 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 	if r.undoOnFailure {
 		proofs = ctx
 	}
-	mode := waitProven
-	switch {
-	case r.prove == nil:
-		mode = waitNone
-	case r.applied != nil:
-		mode = waitApplied
-	}
+	mode := r.waitMode()
 	// inFlight counts the Pods whose changes began before the interrupt;
 	// changed is set once a Pod changed, or may have.
 	var (
@@ -382,7 +376,7 @@ func holding(floors []floor, pod *v1.Pod) *floor {
 // can be proven, from when it runs: a running container first, then
 // crash-looping ones by the end of the kubelet's back-off, then the others,
 // whose next start their status does not tell. So the first Pod, proven
-// whatever --wait says, is not one that waits out a long back-off while
+// unless --wait=none, is not one that waits out a long back-off while
 // another could be proven at once.
 func provenSooner(a, b *podRun) int {
 	rankA, fromA := runsFrom(a)
@@ -622,8 +616,7 @@ func startLimit(probes map[probeType]*v1.Probe) (seconds int32, limited bool) {
 	if p == nil {
 		return 0, false
 	}
-	d := withDefaults(p)
-	return d.InitialDelaySeconds + d.FailureThreshold*d.PeriodSeconds, true
+	return int32(startGrace(p) / time.Second), true
 }
 
 // withDefaults returns the probe's timing with the API's defaults for the
@@ -635,4 +628,16 @@ func withDefaults(p *v1.Probe) v1.Probe {
 		PeriodSeconds:       cmp.Or(p.PeriodSeconds, 10),
 		FailureThreshold:    cmp.Or(p.FailureThreshold, 3),
 	}
+}
+
+// waitMode is what the run waits for after each change, as --wait says:
+// waitProven, waitApplied or waitNone.
+func (r *runner) waitMode() string {
+	switch {
+	case r.prove == nil:
+		return waitNone
+	case r.applied != nil:
+		return waitApplied
+	}
+	return waitProven
 }

@@ -315,23 +315,44 @@ func TestPrecheckTriesNewProbes(t *testing.T) {
 	}
 }
 
-// What the pre-check found prints in a line or two.
+// What the pre-check found prints in a line or two, and what judges a
+// probe that it could not try, as --wait says.
 func TestPrecheckSays(t *testing.T) {
-	c := newCluster(namedPods("a", "b", "c")...)
-	r, _, errOut := newRunner(c, moveReadiness)
-	r.prober = fakeProber{
-		"b": tried{notTried: "the container is not running"},
-		"c": tried{notTried: `you may not get pods/proxy in namespace "ns"`, forbidden: true},
-	}
-	if err := r.run(context.Background(), &targets{pods: namedPods("a", "b", "c")}); err != nil {
-		t.Fatal(err)
-	}
-	want := "pre-check: the API server accepts the change to 3 Pods (server dry run)\n" +
-		"pre-check: the new readiness probe succeeds on 1 Pod: http-get http://:8080/missing: answered 200 OK\n" +
-		"pre-check: the new readiness probe was not tried on 1 Pod: the container is not running\n" +
-		`pre-check: the new probe was not tried: you may not get pods/proxy in namespace "ns"; the wait after each change still proves it` + "\n"
-	if diff := cmp.Diff(want, errOut.String()); diff != "" {
-		t.Errorf("printed (-want +got):\n%s", diff)
+	proven := func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) { return "proven", nil }
+	for _, tc := range []struct {
+		wait, dryRun string
+		judge        string
+	}{
+		{wait: waitProven, judge: "the wait after each change judges it"},
+		{wait: waitApplied, judge: "the wait after the first change of each workload judges it (--wait=applied)"},
+		{wait: waitNone, judge: "no wait after the change judges it (--wait=none)"},
+		{wait: waitNone, dryRun: "server", judge: "a run without --dry-run judges it after the change, as --wait says"},
+	} {
+		t.Run(tc.wait+tc.dryRun, func(t *testing.T) {
+			c := newCluster(namedPods("a", "b", "c")...)
+			r, _, errOut := newRunner(c, moveReadiness)
+			r.dryRun, r.report.dryRun = tc.dryRun, tc.dryRun
+			if tc.wait != waitNone {
+				r.prove = proven
+			}
+			if tc.wait == waitApplied {
+				r.applied = proven
+			}
+			r.prober = fakeProber{
+				"b": tried{notTried: "the container is not running"},
+				"c": tried{notTried: `you may not get pods/proxy in namespace "ns"`, forbidden: true},
+			}
+			if err := r.run(context.Background(), &targets{pods: namedPods("a", "b", "c")}); err != nil {
+				t.Fatal(err)
+			}
+			want := "pre-check: the API server accepts the change to 3 Pods (server dry run)\n" +
+				"pre-check: the new readiness probe succeeds on 1 Pod: http-get http://:8080/missing: answered 200 OK\n" +
+				"pre-check: the new readiness probe was not tried on 1 Pod: the container is not running\n" +
+				`pre-check: the new probe was not tried: you may not get pods/proxy in namespace "ns"; ` + tc.judge + "\n"
+			if !strings.Contains(errOut.String(), want) {
+				t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+			}
+		})
 	}
 }
 
@@ -796,7 +817,7 @@ func TestPrecheckFailureOfTheSameHandler(t *testing.T) {
 			if err != nil || !slices.Equal(patches, []string{"a", "b"}) {
 				t.Fatalf("run = %v, patched %v; want a and b changed\n%s", err, patches, errOut)
 			}
-			want := "pre-check: the new liveness probe fails now on 1 Pod, as the old one does, which asks the same: http-get http://:8080/healthz: answered 503 Service Unavailable; the wait after each change judges it by its failureThreshold\n"
+			want := "pre-check: the new liveness probe fails now on 1 Pod, as the old one does, which asks the same: http-get http://:8080/healthz: answered 503 Service Unavailable; no wait after the change judges it (--wait=none)\n"
 			if !strings.Contains(errOut.String(), want) {
 				t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
 			}

@@ -1016,7 +1016,7 @@ func TestPluginSetWithoutPodProxyPermission(t *testing.T) {
 	port := fmt.Sprint(a.port)
 	grant(t, c, "try", "bob", []string{"get", "list", "watch", "patch"})
 	r := mustProbe(t, c, c.kubeconfig, "set", "-n", "try", "web", "--liveness", "--get-url=http://:"+port+"/readyz", "--as=bob")
-	if !strings.Contains(r.stderr, `pre-check: the new probe was not tried: you may not get pods/proxy in namespace "try"; the wait after each change still proves it`) {
+	if !strings.Contains(r.stderr, `pre-check: the new probe was not tried: you may not get pods/proxy in namespace "try"; the wait after each change judges it`) {
 		t.Errorf("no line about the missing permission:\n%s", r)
 	}
 }
