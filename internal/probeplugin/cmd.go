@@ -130,6 +130,10 @@ would have taken too many Pods out of readiness; 3 when an interrupt
 		SilenceUsage:      true,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
+	// As kubectl's: a wrong flag says where the help is.
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return cmdutil.UsageErrorf(c, "%v", err)
+	})
 	configFlags.AddFlags(cmd.PersistentFlags())
 	f := cmdutil.NewFactory(configFlags)
 	cmd.AddCommand(

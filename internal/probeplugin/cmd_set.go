@@ -182,9 +182,13 @@ func (o *setOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []stri
 			continue
 		}
 		// The API server takes 0 for its default (a period of 10 s, say),
-		// which is not what the flag says.
-		if *field.value < 1 && field.to != &s.initialDelaySeconds {
-			return fmt.Errorf("--%s=%d: give at least 1", field.name, *field.value)
+		// which is not what the flag says; but for an initial delay.
+		least := int32(1)
+		if field.to == &s.initialDelaySeconds {
+			least = 0
+		}
+		if *field.value < least {
+			return fmt.Errorf("--%s=%d: give at least %d", field.name, *field.value, least)
 		}
 		*field.to = field.value
 	}
@@ -217,6 +221,11 @@ func (o *setOptions) Validate() error {
 		return errors.New("give one handler: --get-url, --open-tcp, --grpc-port or -- COMMAND")
 	case !o.remove && o.probeFile == "" && len(o.given) == 0:
 		return errors.New("nothing to change: give a handler (--get-url, --open-tcp, --grpc-port or -- COMMAND), a field such as --timeout-seconds, a whole probe with --probe-file, or --remove")
+	}
+	for _, t := range o.types {
+		if n := o.settings.successThreshold; n != nil && *n > 1 && t != readiness {
+			return fmt.Errorf("--success-threshold=%d: must be 1 for a %s probe", *n, t)
+		}
 	}
 	if o.settings.probe != nil {
 		for _, t := range o.types {

@@ -285,6 +285,14 @@ func (w *prover) killedBefore(ctx context.Context, p *proof) bool {
 	return !at.Before(run.StartedAt.Truncate(time.Second)) && (!at.After(p.stored) || at.Before(soonest))
 }
 
+// ranSince says whether the container that ran at the change, as last
+// reported, had started by at: an event at then is about it.
+func (p *proof) ranSince(at time.Time) bool {
+	status := containerStatus(p.last, p.container)
+	return status != nil && status.State.Running != nil && status.ContainerID == p.runningAtChange &&
+		!at.Before(status.State.Running.StartedAt.Truncate(time.Second))
+}
+
 // ranAtChange says whether run, a run of the container that ended, is the
 // one that ran when the change was stored: its container's ID, or else
 // its start, no later than the change.
@@ -510,6 +518,15 @@ type proof struct {
 	// failures going on at its end: it is lengthened once, so that a probe
 	// that keeps failing now and then is decided.
 	extended bool
+	// oldKill is when the kubelet's Killing event told a kill for the old
+	// liveness probe, decided before the new probes could have decided
+	// one, of the container that ran at the change; zero when none did.
+	// That container stops within oldKillGrace, the old probe's
+	// killGracePeriod, and a window of the new liveness probe is not
+	// decided before that: the kubelet holds a liveness probe that decided
+	// a kill, so the new one may not run until the next container.
+	oldKill      time.Time
+	oldKillGrace time.Duration
 	// killGrace is how long a container that the kubelet kills for its
 	// liveness probe may take to stop (killGracePeriod), when the kubelet's
 	// Killing event may not show the kill (killingEventGetsThrough); 0
@@ -561,6 +578,9 @@ func newProof(before, stored *v1.Pod, container string, margin time.Duration, fu
 	was, now := probesOf(before, container), probesOf(stored, container)
 	if now[liveness] != nil {
 		p.killGrace = killGracePeriod(stored, now[liveness])
+	}
+	if was[liveness] != nil {
+		p.oldKillGrace = killGracePeriod(before, was[liveness])
 	}
 	if now[startup] != nil {
 		p.startupKillGrace = killGracePeriod(stored, now[startup])
@@ -750,7 +770,7 @@ func (p *proof) observe(pod *v1.Pod, now time.Time) step {
 func (p *proof) again(now time.Time) step {
 	p.round++
 	p.began, p.passed = map[probeType]time.Duration{}, map[probeType]string{}
-	p.restarts, p.running, p.readiness, p.extended = 0, "", nil, false
+	p.restarts, p.running, p.readiness, p.extended, p.oldKill = 0, "", nil, false, time.Time{}
 	p.failures = livenessFailures{counts: p.failures.counts}
 	return p.observe(p.last, now)
 }
@@ -855,20 +875,27 @@ func (p *proof) event(e eventSeen, now time.Time) step {
 		return s
 	}
 	at := eventTime(ev).Truncate(time.Second)
+	killing := ev.Reason == "Killing" && strings.Contains(message, "failed liveness probe")
+	if killing && at.Before(p.stored.Add(p.soonestKill)) {
+		// A kill before the new probes could have decided one (the old
+		// probes', in flight at the change, told then or a second or so
+		// late) is left to the restart that follows, which killedBefore
+		// judges; until then, no window of the new liveness probe is
+		// decided (oldKill). Only a kill of the container that ran at the
+		// change, in this round of the proof.
+		if p.round == 0 && p.ranSince(at) {
+			p.oldKill = at
+		}
+		return s
+	}
 	if !at.After(p.stored) && !(e.live && at.Equal(p.stored)) {
 		return s
 	}
 	switch {
-	case ev.Reason == "Killing" && strings.Contains(message, "failed liveness probe"):
+	case killing:
 		// The kubelet kills a container for its liveness probe when the
 		// probe's failures in a row reach its threshold, which this event
 		// can tell before the last Unhealthy event does: both say the same.
-		// A kill before the new probes could have decided one (the old
-		// probes', whose kill was in flight, told a second or so late) is
-		// left to the restart that follows, which killedBefore judges.
-		if at.Before(p.stored.Add(p.soonestKill)) {
-			return s
-		}
 		s.failed = p.livenessThresholdReached(probe, nil, now)
 	case combined && !p.alone && ev.Reason == "Unhealthy" && strings.HasPrefix(message, "Liveness probe"):
 		// Another container's liveness probe may have failed: only a
@@ -1075,6 +1102,11 @@ func (p *proof) windowEnded(t probeType, now time.Time) step {
 		p.passed[t] = fmt.Sprintf("the container stayed Ready through the probe's failure window (%s)", window)
 	case liveness:
 		probe := p.probes[liveness]
+		if more := p.oldKill.Add(p.oldKillGrace + p.margin).Sub(now); !p.oldKill.IsZero() && more > 0 {
+			// The old probe's kill is in flight: its restart decides.
+			s.windows = map[probeType]time.Duration{liveness: more}
+			return s
+		}
 		if more := p.failures.remaining(probe, now, p.margin); more > 0 && !p.extended {
 			p.extended = true
 			s.windows = map[probeType]time.Duration{liveness: more}

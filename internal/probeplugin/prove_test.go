@@ -1364,7 +1364,10 @@ func TestProveApplied(t *testing.T) {
 // recorder may drop, the container's status does: its run ended 3s after
 // the change, before the new probe could have failed 6 times in a row, 25s
 // after. A run that ended after that, without the event, may have been the
-// new probe's doing, and fails the proof.
+// new probe's doing, and fails the proof. A container that takes longer to
+// stop than the new probe's window, within its grace period, is not proven
+// meanwhile: the kubelet holds the probe that decided the kill, and the
+// new one may not run until the next container.
 func TestProveOldKillInFlight(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -1374,8 +1377,10 @@ func TestProveOldKillInFlight(t *testing.T) {
 		event   bool
 		eventAt time.Duration
 		live    bool
-		// ended is when the run ended after the change was stored.
+		// ended is when the run ended after the change was stored, and
+		// grace the Pod's terminationGracePeriodSeconds, unless 0.
 		ended   time.Duration
+		grace   int64
 		want    string
 		wantErr string
 		after   time.Duration
@@ -1404,6 +1409,13 @@ func TestProveOldKillInFlight(t *testing.T) {
 		want:    "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (38s)",
 		after:   81 * time.Second,
 	}, {
+		name:  "the Killing event, a container that stops 50s later, within its grace period of 60s",
+		event: true,
+		ended: 50 * time.Second,
+		grace: 60,
+		want:  "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (38s)",
+		after: 128 * time.Second,
+	}, {
 		name:  "no Killing event: the run ended before the new probe could have decided",
 		ended: 3 * time.Second,
 		want:  "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (38s)",
@@ -1423,6 +1435,10 @@ func TestProveOldKillInFlight(t *testing.T) {
 				stored.Spec.Containers[0].LivenessProbe = before.Spec.Containers[0].LivenessProbe.DeepCopy()
 				stored.Spec.Containers[0].LivenessProbe.FailureThreshold = 6
 				stored.Spec.Containers[0].LivenessProbe.PeriodSeconds = 5
+				if tc.grace > 0 {
+					before.Spec.TerminationGracePeriodSeconds = ptr.To(tc.grace)
+					stored.Spec.TerminationGracePeriodSeconds = ptr.To(tc.grace)
+				}
 				started := metav1.NewTime(storedAt.Add(-30 * time.Second))
 				before.Status.ContainerStatuses = []v1.ContainerStatus{{
 					Name: "app", ContainerID: "containerd://1", Ready: true, Started: ptr.To(true), RestartCount: 3,

@@ -367,7 +367,7 @@ func (p *reporter) precheck(active []*podRun, mode string) {
 		case p.dryRun != "":
 			return "a run without --dry-run judges it" + by + " after the change, as --wait says"
 		case mode == waitApplied:
-			return "the wait after the first change of each workload judges it" + by + " (--wait=applied)"
+			return "the proof judges it" + by + " on each workload's first Pod only (--wait=applied)"
 		case mode == waitNone:
 			return "no wait after the change judges it (--wait=none)"
 		}

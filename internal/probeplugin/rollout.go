@@ -229,8 +229,9 @@ func (r *runner) limitOf(workload string) int {
 // batch (census, budgets), the first one too: the pre-check and its
 // confirmation take a while, and a crash-looping container changes its
 // state every few seconds. A run that does not (--wait=none), whose
-// batches follow each other at once, counts them as last read, and reads
-// them again only when that count holds the batch back. When it may take
+// batches follow each other at once, counts them as last read, less the
+// Ready Pods that its batches took out since, and reads them again only
+// when that count holds the batch back. When it may take
 // none, it waits for Pods to turn Ready, reading them every floorPoll, for
 // as long as a run waits for a Pod (--wait-timeout), and then says why the
 // run stops: --wait=none too, since the Pods it changed while they were
@@ -326,6 +327,9 @@ func (r *runner) nextBatch(ctx context.Context, left []*podRun, first bool, size
 			take(pr)
 		}
 		if len(batch) > 0 {
+			// The Ready Pods that the batch takes out count so until the
+			// Pods are read again.
+			r.floors = floors
 			return batch, nil
 		}
 		if !read {

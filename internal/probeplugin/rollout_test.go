@@ -1324,6 +1324,37 @@ func TestRolloutWaitNoneKeepsTheFloor(t *testing.T) {
 	})
 }
 
+// --wait=none counts the Ready Pods that its own batches took out until it
+// reads them again: between two reads, no more Ready Pods of a workload
+// change than its limit allows. Here the 4 replicas, all Ready, may have 1
+// out of readiness: each batch after the first finds the floor held by the
+// one before it, and reads the Pods again, still Ready, before it goes.
+func TestRolloutWaitNoneCountsItsOwnBatches(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		names := []string{"a", "b", "c", "d"}
+		pods := readyPods(names)
+		c := newCluster(pods...)
+		r, _, errOut := newRunner(c, moveReadiness)
+		oneWorkload(r, c, limit{n: 1, why: "maxUnavailable 25% of deployment.apps/web's 4 replicas"}, 4)
+		r.waitTimeout = time.Minute
+		var reads atomic.Int32
+		census := r.census
+		r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) {
+			reads.Add(1)
+			return census(ctx)
+		}
+		if err := r.run(context.Background(), &targets{pods: pods}); err != nil {
+			t.Fatalf("run: %v\n%s", err, errOut)
+		}
+		if _, patches := c.sent(); !slices.Equal(patches, names) {
+			t.Errorf("patched %v, want %v", patches, names)
+		}
+		if n := reads.Load(); n != 3 {
+			t.Errorf("the Pods were read %d times, want 3: before each batch after the first\n%s", n, errOut)
+		}
+	})
+}
+
 // A batch that the floor makes smaller does not set the doubling back: the
 // next batch is twice the one asked for. Here x1 to x7, Pods of the
 // workload that the run does not change, turn not Ready while b and c are
