@@ -351,7 +351,7 @@ func (o *changeOptions) addFlags(cmd *cobra.Command) {
 func (o *changeOptions) addRunFlags(cmd *cobra.Command) {
 	cmdutil.AddDryRunFlag(cmd)
 	o.PrintFlags.AddFlags(cmd)
-	cmd.Flags().StringVar(&o.maxInFlight, "max-in-flight", "", "The most Pods of a workload out of readiness at once: a number, or a percentage of its replicas (25%). It lowers, never raises, the workload's limit (its maxUnavailable) and a PodDisruptionBudget's, each at least 1; 10 where none sets one; 1 where none is known, unless set.")
+	cmd.Flags().StringVar(&o.maxInFlight, "max-in-flight", "", "The most Pods of a workload out of readiness at once: a number, or a percentage of its replicas (25%). It lowers, never raises, the workload's limit (its maxUnavailable) and a PodDisruptionBudget's, each at least 1; 10 where none sets one; it sets one for a kind not built in (1 if not).")
 	cmd.Flags().StringVar(&o.wait, "wait", o.wait, "After each change, what to wait for before the next batch: proven, the kubelet applied it and each new probe passed through its failure window; applied, each workload's Pods proven until one is, the others until their kubelet applied it; or none, counting the Ready Pods as last read.")
 	cmd.Flags().Lookup("wait").NoOptDefVal = waitProven
 	cmd.Flags().DurationVar(&o.waitTimeout, "wait-timeout", o.waitTimeout, "How long to wait for each Pod (its kubelet to apply the change, its container to run the new probes; a new probe's failure window that began is waited out), and for Pods to turn Ready when no Pod may change without taking too many out of readiness; 0 waits as long as it takes.")
@@ -448,6 +448,7 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 		dryRun:        o.report.dryRun,
 		undoOnFailure: o.undoOnFailure,
 		waitTimeout:   o.waitTimeout,
+		maxBatch:      maxBatch,
 		owners:        o.owners,
 		cmdline:       o.cmdline,
 		report:        o.report,
@@ -511,17 +512,20 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 const afterRunTimeout = 30 * time.Second
 
 // limit chooses the limit of each workload of t (targets.chooseLimits),
-// and returns the run's largest batch, and the floors of the
+// and returns the largest of those limits, and the floors of the
 // PodDisruptionBudgets that select the Pods. A workload whose limit is not
 // known, and budgets that cannot be read, are warned of.
 func (o *changeOptions) limit(ctx context.Context, t *targets) (int, []floor, error) {
-	how := "so its Pods change one at a time, unless --max-in-flight says how many may"
+	custom := "so its Pods change one at a time, unless --max-in-flight says how many may"
 	if o.maxInFlight != "" {
-		how = "so --max-in-flight=" + o.maxInFlight + " says how many of its Pods may change at once"
+		custom = "so --max-in-flight=" + o.maxInFlight + " says how many of its Pods may change at once"
 	}
 	for _, w := range t.floors {
-		if w.unknown != "" {
-			o.report.warnf("warning: %s: %s; its limit is not known, %s\n", cmp.Or(w.floor.title(), "Pods of no workload"), w.unknown, how)
+		switch {
+		case w.unknown != "":
+			o.report.warnf("warning: %s: %s; its limit is not known, so its Pods change one at a time\n", cmp.Or(w.floor.title(), "Pods of no workload"), w.unknown)
+		case w.custom:
+			o.report.warnf("warning: %s: %s; its limit is not known, %s\n", w.floor.title(), customKind, custom)
 		}
 	}
 	budgets, err := disruptionFloors(ctx, o.client, o.namespace, t.pods)

@@ -251,9 +251,14 @@ type workloadFloor struct {
 	// unknown says why the workload's limit is not known: it, a controller
 	// of its Pods, or its Pods cannot be read, so that it, or a workload
 	// between it and its Pods, may have a limit that the run cannot see;
-	// "" when it is known. The run then changes its Pods one at a time,
-	// or as --max-in-flight says.
+	// "" when it is known. The run then changes its Pods one at a time.
 	unknown string
+	// custom is set for a workload of a kind that is not built in, whose
+	// controller may keep a limit of its own (an Argo Rollout's
+	// maxUnavailable) where kubectl probe cannot read it: the run changes
+	// its Pods one at a time, or as many as --max-in-flight says, since the
+	// floor counts all of them.
+	custom bool
 	// named are the run's Pods that the floor counts, read again by name,
 	// for a workload whose Pods cannot be read; nil otherwise.
 	named []string
@@ -261,6 +266,10 @@ type workloadFloor struct {
 	// limit is the one that chooseLimits chose.
 	floor floor
 }
+
+// customKind is why the limit of a workload of a kind that is not built
+// in is not known.
+const customKind = "its kind is not built in"
 
 // unknownLimit is the limit of a workload whose limit is not known: one
 // Pod at a time.
@@ -271,20 +280,22 @@ func unknownLimit(why string) limit {
 // chooseLimits chooses the limit of each workload of t: the smallest of its
 // own, of those of the budgets that count any of its Pods that the run
 // changes, and of --max-in-flight, of its replicas (see
-// chooseMaxInFlight), or, when its limit is not known, one Pod unless
-// --max-in-flight says how many; and, for a
+// chooseMaxInFlight), or one Pod when its limit is not known (but for a
+// kind that is not built in, as --max-in-flight says); and, for a
 // workload that the run's Pods count under, of those of the workloads
 // under it, each of which keeps its own floor too: the smallest allowance
-// of the Pods' chain of controllers holds. It returns the largest, the
-// run's largest batch.
+// of the Pods' chain of controllers holds. It returns the largest.
 func (t *targets) chooseLimits(flag string, budgets []floor) (int, error) {
 	for _, w := range t.floors {
 		var limits []limit
 		if w.own != nil {
 			limits = append(limits, *w.own)
 		}
-		if w.unknown != "" && flag == "" {
+		switch {
+		case w.unknown != "":
 			limits = append(limits, unknownLimit(w.unknown))
+		case w.custom && flag == "":
+			limits = append(limits, unknownLimit(customKind))
 		}
 		for _, b := range budgets {
 			if slices.ContainsFunc(t.pods, func(pod *v1.Pod) bool { return w.floor.pods[pod.UID] && b.pods[pod.UID] }) {

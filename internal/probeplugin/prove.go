@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -286,11 +287,15 @@ func (w *prover) killedBefore(ctx context.Context, p *proof) bool {
 }
 
 // ranSince says whether the container that ran at the change, as last
-// reported, had started by at: an event at then is about it.
+// reported, had started by at, and the run before it had ended before: an
+// event at then is about it.
 func (p *proof) ranSince(at time.Time) bool {
 	status := containerStatus(p.last, p.container)
-	return status != nil && status.State.Running != nil && status.ContainerID == p.runningAtChange &&
-		!at.Before(status.State.Running.StartedAt.Truncate(time.Second))
+	if status == nil || status.State.Running == nil || status.ContainerID != p.runningAtChange || at.Before(status.State.Running.StartedAt.Truncate(time.Second)) {
+		return false
+	}
+	last := status.LastTerminationState.Terminated
+	return last == nil || last.FinishedAt.Truncate(time.Second).Before(at)
 }
 
 // ranAtChange says whether run, a run of the container that ended, is the
@@ -599,7 +604,14 @@ func newProof(before, stored *v1.Pod, container string, margin time.Duration, fu
 			p.notes = append(p.notes, "without its startup probe, the container that had not started runs its liveness probe: it is proven as a new one")
 		}
 	}
-	p.soonestKill = soonestKill(was, p.probes)
+	deciding := p.probes
+	if p.startedAtChange && p.probes[startup] != nil {
+		// A started container's new startup probe runs only when it
+		// restarts: it decides no kill of this one.
+		deciding = maps.Clone(p.probes)
+		delete(deciding, startup)
+	}
+	p.soonestKill = soonestKill(was, deciding)
 	return p, nil
 }
 
@@ -876,7 +888,11 @@ func (p *proof) event(e eventSeen, now time.Time) step {
 	}
 	at := eventTime(ev).Truncate(time.Second)
 	killing := ev.Reason == "Killing" && strings.Contains(message, "failed liveness probe")
-	if killing && at.Before(p.stored.Add(p.soonestKill)) {
+	// Told before the change was stored: in an earlier second, or in the
+	// same one, as listed when the proof began (a kill seen live in that
+	// second may be the new probe's, when it keeps the old one's count).
+	before := !at.After(p.stored) && !(e.live && at.Equal(p.stored))
+	if killing && (before || at.Before(p.stored.Add(p.soonestKill))) {
 		// A kill before the new probes could have decided one (the old
 		// probes', in flight at the change, told then or a second or so
 		// late) is left to the restart that follows, which killedBefore
@@ -888,7 +904,7 @@ func (p *proof) event(e eventSeen, now time.Time) step {
 		}
 		return s
 	}
-	if !at.After(p.stored) && !(e.live && at.Equal(p.stored)) {
+	if before {
 		return s
 	}
 	switch {

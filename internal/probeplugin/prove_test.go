@@ -1379,11 +1379,15 @@ func TestProveOldKillInFlight(t *testing.T) {
 		live    bool
 		// ended is when the run ended after the change was stored, and
 		// grace the Pod's terminationGracePeriodSeconds, unless 0.
-		ended   time.Duration
-		grace   int64
-		want    string
-		wantErr string
-		after   time.Duration
+		ended time.Duration
+		grace int64
+		// keepCount changes the probe's periodSeconds alone, and keeps
+		// its failureThreshold of 1: the kubelet keeps the old probe's
+		// count of failures, and the new probe may decide a kill at once.
+		keepCount bool
+		want      string
+		wantErr   string
+		after     time.Duration
 	}{{
 		name:  "the Killing event",
 		event: true,
@@ -1416,6 +1420,14 @@ func TestProveOldKillInFlight(t *testing.T) {
 		want:  "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (38s)",
 		after: 128 * time.Second,
 	}, {
+		name:      "the Killing event in the second of the change, a new probe that keeps the count, a container that stops 50s later",
+		event:     true,
+		ended:     50 * time.Second,
+		grace:     60,
+		keepCount: true,
+		want:      "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (8s)",
+		after:     98 * time.Second,
+	}, {
 		name:  "no Killing event: the run ended before the new probe could have decided",
 		ended: 3 * time.Second,
 		want:  "the kubelet applied generation 2; the new liveness probe passed: no restart and no liveness failure through the probe's failure window (38s)",
@@ -1434,6 +1446,9 @@ func TestProveOldKillInFlight(t *testing.T) {
 				livenessChanged(before, stored, storedAt)
 				stored.Spec.Containers[0].LivenessProbe = before.Spec.Containers[0].LivenessProbe.DeepCopy()
 				stored.Spec.Containers[0].LivenessProbe.FailureThreshold = 6
+				if tc.keepCount {
+					stored.Spec.Containers[0].LivenessProbe.FailureThreshold = 1
+				}
 				stored.Spec.Containers[0].LivenessProbe.PeriodSeconds = 5
 				if tc.grace > 0 {
 					before.Spec.TerminationGracePeriodSeconds = ptr.To(tc.grace)

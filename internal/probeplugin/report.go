@@ -143,7 +143,14 @@ func (p *reporter) batches(largest int, floors []floor) {
 		return
 	}
 	head := "the first Pod alone, then of each workload at most its limit at a time, and out of readiness"
-	if largest == 1 {
+	tops := 0
+	for _, f := range floors {
+		if f.within == "" {
+			tops++
+		}
+	}
+	if largest == 1 && tops == 1 {
+		// One workload, and those under it: one Pod at a time.
 		head = "one Pod at a time, and of each workload at most its limit out of readiness"
 	}
 	fmt.Fprintf(p.errOut, "batches: %s:\n", head)
@@ -367,7 +374,7 @@ func (p *reporter) precheck(active []*podRun, mode string) {
 		case p.dryRun != "":
 			return "a run without --dry-run judges it" + by + " after the change, as --wait says"
 		case mode == waitApplied:
-			return "the proof judges it" + by + " on each workload's first Pod only (--wait=applied)"
+			return "the proof judges it" + by + " until one Pod of each workload is proven, and not on the others (--wait=applied)"
 		case mode == waitNone:
 			return "no wait after the change judges it (--wait=none)"
 		}

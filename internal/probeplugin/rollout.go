@@ -198,13 +198,19 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 	return status
 }
 
+// maxBatch is the most Pods that a batch changes, of all the run's
+// workloads together, whatever their limits allow: each Pod in flight holds
+// a watch of it, and of its events, open on the API server until it is
+// proven.
+const maxBatch = 100
+
 // floorPoll is how often nextBatch reads the Pods again while it waits for
 // enough of them to be Ready.
 const floorPoll = 2 * time.Second
 
 // limitOf is the most Pods of the workload, by name, that a batch takes:
-// the limit of its floor, which chooseLimits chose, or else the run's
-// largest batch.
+// the limit of its floor, which chooseLimits chose, or else the largest
+// limit of the run's workloads.
 func (r *runner) limitOf(workload string) int {
 	for _, f := range r.floors {
 		if f.name == workload && f.within == "" && !f.budget {
@@ -216,8 +222,9 @@ func (r *runner) limitOf(workload string) int {
 
 // nextBatch returns the next batch of Pods of left, one Pod when it is the
 // run's first, and of each workload at most its share, sizes (1 when they
-// do not say): first the Pods that are not Ready, since changing them
-// takes no Pod out of readiness, then as many Ready ones as keep every
+// do not say), and of all at most r.maxBatch: first the Pods that are not
+// Ready, since changing them takes no Pod out of readiness, then as many
+// Ready ones as keep every
 // floor: each workload's, its replicas less its limit, of all of its Pods,
 // and each PodDisruptionBudget's, of every Pod that the budget selects
 // (see floor); of each, first those whose proof can begin soonest
@@ -291,7 +298,7 @@ func (r *runner) nextBatch(ctx context.Context, left []*podRun, first bool, size
 		room := func(pr *podRun) bool {
 			w := pr.workload
 			switch {
-			case first && len(batch) > 0, taken[w] >= max(sizes[w], 1):
+			case first && len(batch) > 0, taken[w] >= max(sizes[w], 1), r.maxBatch > 0 && len(batch) >= r.maxBatch:
 				return false
 			}
 			return r.prove == nil || proven[w] || taken[w] == 0

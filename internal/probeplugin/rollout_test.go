@@ -999,39 +999,62 @@ func TestRunKeepsTheLimitOfAWorkloadUnderACustomResource(t *testing.T) {
 // whatever another workload's Pods did before. Here api's 3 Pods and web's
 // 8, all of which may be out of readiness at once: web's canary goes with
 // api's second batch, and web's Pods then go 2, 4 and the last one at a
-// time, not all 7 at once.
+// time, not all 7 at once. A batch has at most maxBatch Pods of all the
+// workloads together: with 3, web's batch of 4 is 3.
 func TestRolloutBatchesGrowForEachWorkload(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		api, apiRS, apiPods := deploymentOf("api", 3, intstr.FromInt32(3), []string{"a", "b", "c"})
-		web, webRS, webPods := deploymentOf("web", 8, intstr.FromInt32(8), []string{"a", "b", "c", "d", "e", "f", "g", "h"})
-		o, _ := newTestOwners(t, api, apiRS, web, webRS)
-		pods := append(apiPods, webPods...)
-		c := newCluster(pods...)
-		tg, err := resolveTargets(context.Background(), apiOf{c}, c, o, "ns", []string{"api-a", "api-b", "api-c", "web-a", "web-b", "web-c", "web-d", "web-e", "web-f", "web-g", "web-h"}, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, _, errOut := newRunner(c, moveLiveness)
-		if r.largest, err = tg.chooseLimits("", nil); err != nil {
-			t.Fatal(err)
-		}
-		r.floors = tg.workloadFloors()
-		r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) { return tg.current(ctx, c, o) }
-		var names []string
-		for _, pod := range pods {
-			names = append(names, pod.Name)
-		}
-		p := newProvings(names...)
-		r.prove = p.prove
-		errc := make(chan error)
-		go func() { errc <- r.run(context.Background(), tg) }()
-		p.passBatches(t, errc, errOut,
-			[]string{"api-a"},
-			[]string{"api-b", "api-c", "web-a"},
-			[]string{"web-b", "web-c"},
-			[]string{"web-d", "web-e", "web-f", "web-g"},
-			[]string{"web-h"})
-	})
+	for _, tc := range []struct {
+		name     string
+		maxBatch int
+		batches  [][]string
+	}{{
+		name: "no limit of the run",
+		batches: [][]string{
+			{"api-a"},
+			{"api-b", "api-c", "web-a"},
+			{"web-b", "web-c"},
+			{"web-d", "web-e", "web-f", "web-g"},
+			{"web-h"},
+		},
+	}, {
+		name:     "at most 3 Pods a batch",
+		maxBatch: 3,
+		batches: [][]string{
+			{"api-a"},
+			{"api-b", "api-c", "web-a"},
+			{"web-b", "web-c"},
+			{"web-d", "web-e", "web-f"},
+			{"web-g", "web-h"},
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				api, apiRS, apiPods := deploymentOf("api", 3, intstr.FromInt32(3), []string{"a", "b", "c"})
+				web, webRS, webPods := deploymentOf("web", 8, intstr.FromInt32(8), []string{"a", "b", "c", "d", "e", "f", "g", "h"})
+				o, _ := newTestOwners(t, api, apiRS, web, webRS)
+				pods := append(apiPods, webPods...)
+				c := newCluster(pods...)
+				tg, err := resolveTargets(context.Background(), apiOf{c}, c, o, "ns", []string{"api-a", "api-b", "api-c", "web-a", "web-b", "web-c", "web-d", "web-e", "web-f", "web-g", "web-h"}, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, _, errOut := newRunner(c, moveLiveness)
+				if r.largest, err = tg.chooseLimits("", nil); err != nil {
+					t.Fatal(err)
+				}
+				r.floors, r.maxBatch = tg.workloadFloors(), tc.maxBatch
+				r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) { return tg.current(ctx, c, o) }
+				var names []string
+				for _, pod := range pods {
+					names = append(names, pod.Name)
+				}
+				p := newProvings(names...)
+				r.prove = p.prove
+				errc := make(chan error)
+				go func() { errc <- r.run(context.Background(), tg) }()
+				p.passBatches(t, errc, errOut, tc.batches...)
+			})
+		})
+	}
 }
 
 // A change that only relaxes liveness probes passes the floors, but keeps

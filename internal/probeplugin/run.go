@@ -98,10 +98,11 @@ type runner struct {
 	templates *templates
 	// dryRun is "", "client" or "server".
 	dryRun string
-	// largest is the run's largest batch: the largest limit of its
-	// workloads, each of which it takes no more of out of readiness at
-	// once (see nextBatch), nor more of in a batch (limitOf).
-	largest int
+	// largest is the largest limit of the run's workloads, each of which
+	// it takes no more of out of readiness at once (see nextBatch), nor
+	// more of in a batch (limitOf); maxBatch, when set, is the most Pods of
+	// a batch of all of them together.
+	largest, maxBatch int
 	// census reads the Pods of the run and of their workloads as they are
 	// now, and the floors of those workloads, which count them, before a
 	// batch (see nextBatch); counted are the Pods as last read, at first as

@@ -372,7 +372,7 @@ func newWorkloadFloor(workload *unstructured.Unstructured, read workloadPods) *w
 	case read.unread != nil:
 		w.unknown = fmt.Sprintf("cannot tell whether some Pods are its: %v", read.unread)
 	case !scheme.Scheme.Recognizes(workload.GroupVersionKind()):
-		w.unknown = "its kind is not built in"
+		w.custom = true
 	}
 	return w
 }

@@ -563,8 +563,8 @@ func TestCustomKindLimitUnknown(t *testing.T) {
 
 // A Pod whose controller, or one of its controllers, cannot be read, as a
 // Deployment that the user may not read, belongs to a workload whose limit
-// is not known: its Pods change one at a time, and the run says why,
-// rather than fail, or keep to no limit.
+// is not known: its Pods change one at a time, whatever --max-in-flight
+// says, and the run says why, rather than fail, or keep to no limit.
 func TestUnreadableOwnerLimitUnknown(t *testing.T) {
 	deployment, rs, pods := deploymentOf("web", 3, intstr.FromInt32(3), []string{"a", "b", "c"})
 	o, _ := newTestOwners(t, deployment, rs)
@@ -587,6 +587,11 @@ func TestUnreadableOwnerLimitUnknown(t *testing.T) {
 	if want := "its limit is not known (" + why + "), so one Pod at a time"; tg.floors[0].floor.limit.why != want {
 		t.Errorf("limit %q, want %q", tg.floors[0].floor.limit.why, want)
 	}
+	// Nor does --max-in-flight raise it: the floor counts the run's Pods
+	// alone, not the rest of the workload.
+	if largest, err := tg.chooseLimits("3", nil); err != nil || largest != 1 {
+		t.Errorf("with --max-in-flight=3: largest %d, %v; want 1", largest, err)
+	}
 	// The census reads its Pods again, by name.
 	all, floors, err := tg.current(context.Background(), c, o)
 	if err != nil || len(all) != 3 || len(floors) != 1 || floors[0].ready != 3 {
@@ -603,7 +608,7 @@ func TestUnreadableOwnerLimitUnknown(t *testing.T) {
 		t.Errorf("patched %v, want the 3 Pods\n%s", patches, errOut)
 	}
 	for _, want := range []string{
-		"warning: deployment.apps/web: " + why + "; its limit is not known, so its Pods change one at a time, unless --max-in-flight says how many may\n",
+		"warning: deployment.apps/web: " + why + "; its limit is not known, so its Pods change one at a time\n",
 		"batches: one Pod at a time: its limit is not known (" + why + "), so one Pod at a time\n",
 	} {
 		if !strings.Contains(errOut.String(), want) {
