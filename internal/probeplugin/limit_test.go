@@ -267,14 +267,41 @@ func TestDisruptionFloors(t *testing.T) {
 func TestReportBatches(t *testing.T) {
 	web := limit{n: 3, why: "maxUnavailable 25% of deployment.apps/web's 12 replicas"}
 	db := limit{n: 1, why: "maxUnavailable 1 of statefulset.apps/db's 3 replicas"}
+	api := limit{n: 1, why: "maxUnavailable 1 of deployment.apps/api's 2 replicas"}
 	for _, tc := range []struct {
-		largest int
-		floors  []floor
-		want    string
+		largest, maxBatch int
+		floors            []floor
+		want              string
 	}{{
 		largest: 3,
 		floors:  []floor{newFloor("deployment.apps/web", web, 12, readyPods([]string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"}))},
 		want:    "batches: the first Pod alone, then up to 3 at a time: maxUnavailable 25% of deployment.apps/web's 12 replicas\n",
+	}, {
+		// A limit above the run's largest batch.
+		largest: 3, maxBatch: 2,
+		floors: []floor{newFloor("deployment.apps/web", web, 12, readyPods([]string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"}))},
+		want:   "batches: the first Pod alone, then up to 2 at a time: maxUnavailable 25% of deployment.apps/web's 12 replicas\n",
+	}, {
+		// Two workloads of one Pod at a time each: a batch can have one
+		// of each.
+		largest: 1,
+		floors: []floor{
+			newFloor("statefulset.apps/db", db, 3, readyPods([]string{"a", "b", "c"})),
+			newFloor("deployment.apps/api", api, 2, readyPods([]string{"a", "b"})),
+		},
+		want: "batches: the first Pod alone, then of each workload at most its limit at a time, and out of readiness:\n" +
+			"- statefulset.apps/db: 1: maxUnavailable 1 of statefulset.apps/db's 3 replicas\n" +
+			"- deployment.apps/api: 1: maxUnavailable 1 of deployment.apps/api's 2 replicas\n",
+	}, {
+		// Limits that together allow more than the run's largest batch.
+		largest: 3, maxBatch: 3,
+		floors: []floor{
+			newFloor("deployment.apps/web", web, 12, readyPods([]string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"})),
+			newFloor("deployment.apps/api", api, 2, readyPods([]string{"a", "b"})),
+		},
+		want: "batches: the first Pod alone, then of each workload at most its limit at a time, and out of readiness, and at most 3 Pods a batch in all:\n" +
+			"- deployment.apps/web: 3: maxUnavailable 25% of deployment.apps/web's 12 replicas\n" +
+			"- deployment.apps/api: 1: maxUnavailable 1 of deployment.apps/api's 2 replicas\n",
 	}, {
 		largest: 1,
 		floors:  []floor{newFloor("statefulset.apps/db", db, 3, readyPods([]string{"a", "b"}, "b"))},
@@ -307,7 +334,11 @@ func TestReportBatches(t *testing.T) {
 			"- deployment.apps/web of rollout.argoproj.io/app: 1: maxUnavailable 1 of deployment.apps/web's 4 replicas\n",
 	}} {
 		var errOut bytes.Buffer
-		(&reporter{errOut: &errOut}).batches(tc.largest, tc.floors)
+		most := tc.maxBatch
+		if most == 0 {
+			most = maxBatch
+		}
+		(&reporter{errOut: &errOut}).batches(tc.largest, most, tc.floors)
 		if diff := cmp.Diff(tc.want, errOut.String()); diff != "" {
 			t.Errorf("printed (-want +got):\n%s", diff)
 		}

@@ -1615,3 +1615,73 @@ func TestProveStartupKills(t *testing.T) {
 		})
 	}
 }
+
+// The time in which a kill is the old probes' (soonestKill) counts the new
+// probes that can kill the container that runs: not the new startup probe
+// of a container that has started, which runs only when it restarts.
+func TestSoonestKillOfAStartedContainer(t *testing.T) {
+	before, stored := changedPods()
+	livenessChanged(before, stored, time.Now())
+	stored.Spec.Containers[0].LivenessProbe.FailureThreshold = 3
+	stored.Spec.Containers[0].LivenessProbe.PeriodSeconds = 10
+	before.Spec.Containers[0].StartupProbe = httpGet("/started")
+	stored.Spec.Containers[0].StartupProbe = httpGet("/started")
+	stored.Spec.Containers[0].StartupProbe.FailureThreshold = 2
+	stored.Spec.Containers[0].StartupProbe.PeriodSeconds = 1
+	for _, tc := range []struct {
+		name    string
+		started bool
+		probes  []probeType
+	}{
+		{name: "started: the liveness probe alone", started: true, probes: []probeType{liveness}},
+		{name: "not started: both", probes: []probeType{liveness, startup}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before, stored := before.DeepCopy(), stored.DeepCopy()
+			before.Status.ContainerStatuses[0].Started = ptr.To(tc.started)
+			stored.Status = *before.Status.DeepCopy()
+			p, err := newProof(before, stored, "app", time.Second, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			deciding := map[probeType]*v1.Probe{}
+			for _, t := range tc.probes {
+				deciding[t] = *t.of(&stored.Spec.Containers[0])
+			}
+			if want := soonestKill(probesOf(before, "app"), deciding); p.soonestKill != want {
+				t.Errorf("soonestKill %s, want %s, of %v", p.soonestKill, want, tc.probes)
+			}
+		})
+	}
+}
+
+// A Killing event is about the container that ran at the change only when
+// that container had started by then, and the run before it had ended
+// before: an app that stops at once on SIGTERM ends its run, and the next
+// one starts, in the second of the kill.
+func TestRanSince(t *testing.T) {
+	at := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name              string
+		started, finished time.Duration
+		want              bool
+	}{
+		{name: "started before, the last run ended before", started: -30 * time.Second, finished: -31 * time.Second, want: true},
+		{name: "started in the second of the kill", started: 300 * time.Millisecond, want: true},
+		{name: "started after", started: time.Second},
+		{name: "the last run ended in the second of the kill", started: 500 * time.Millisecond, finished: 400 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status := v1.ContainerStatus{Name: "app", ContainerID: "containerd://2", State: v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: metav1.NewTime(at.Add(tc.started))}}}
+			if tc.finished != 0 {
+				status.LastTerminationState.Terminated = &v1.ContainerStateTerminated{ContainerID: "containerd://1", FinishedAt: metav1.NewTime(at.Add(tc.finished))}
+			}
+			pod := webPod()
+			pod.Status.ContainerStatuses = []v1.ContainerStatus{status}
+			p := &proof{container: "app", last: pod, runningAtChange: "containerd://2"}
+			if got := p.ranSince(at); got != tc.want {
+				t.Errorf("ranSince = %t, want %t", got, tc.want)
+			}
+		})
+	}
+}

@@ -119,12 +119,13 @@ func (p *reporter) target(context, namespace string, t *targets) {
 }
 
 // batches says, before the first change, how many Pods the run changes at
-// once, the largest batch, and, for each workload whose Pods it counts
+// once, the largest batch (largest, the largest limit, at most maxBatch in
+// all), and, for each workload whose Pods it counts
 // (floors), and each one under it that has a limit of its own, how many of
 // them it changes at once and takes out of readiness at once, and why;
 // and how many of those that the workload's floor counts are not Ready
 // already, which count against that limit.
-func (p *reporter) batches(largest int, floors []floor) {
+func (p *reporter) batches(largest, maxBatch int, floors []floor) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	describe := func(f floor) string {
@@ -134,7 +135,7 @@ func (p *reporter) batches(largest int, floors []floor) {
 		}
 		return s
 	}
-	at := fmt.Sprintf("the first Pod alone, then up to %d at a time", largest)
+	at := fmt.Sprintf("the first Pod alone, then up to %d at a time", min(largest, maxBatch))
 	if largest == 1 {
 		at = "one Pod at a time"
 	}
@@ -143,15 +144,19 @@ func (p *reporter) batches(largest int, floors []floor) {
 		return
 	}
 	head := "the first Pod alone, then of each workload at most its limit at a time, and out of readiness"
-	tops := 0
+	tops, together := 0, 0
 	for _, f := range floors {
 		if f.within == "" {
 			tops++
+			together += f.limit.n
 		}
 	}
-	if largest == 1 && tops == 1 {
+	switch {
+	case largest == 1 && tops == 1:
 		// One workload, and those under it: one Pod at a time.
 		head = "one Pod at a time, and of each workload at most its limit out of readiness"
+	case together > maxBatch:
+		head += fmt.Sprintf(", and at most %d Pods a batch in all", maxBatch)
 	}
 	fmt.Fprintf(p.errOut, "batches: %s:\n", head)
 	for _, f := range floors {
