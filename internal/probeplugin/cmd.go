@@ -449,6 +449,7 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 		undoOnFailure: o.undoOnFailure,
 		waitTimeout:   o.waitTimeout,
 		maxBatch:      maxBatch,
+		nodes:         newNodeReadiness(o.client),
 		owners:        o.owners,
 		cmdline:       o.cmdline,
 		report:        o.report,

@@ -1,6 +1,7 @@
 package probeplugin
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -12,7 +13,45 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 )
+
+// nodeReadiness says, once for each node, why a node is not Ready: the
+// node controller marks it so when its kubelet stops reporting, and leaves
+// its Pods' containers running as last reported, though not Ready.
+type nodeReadiness struct {
+	client kubernetes.Interface
+	mu     sync.Mutex
+	why    map[string]string
+}
+
+func newNodeReadiness(client kubernetes.Interface) *nodeReadiness {
+	return &nodeReadiness{client: client, why: map[string]string{}}
+}
+
+// notReady says why the node is not Ready; "" when it is, when the Pod is
+// on no node, or when the node cannot be read (a user may read the Pods of
+// a namespace and not the cluster's Nodes), as without it.
+func (n *nodeReadiness) notReady(ctx context.Context, name string) string {
+	if n == nil || name == "" {
+		return ""
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if why, ok := n.why[name]; ok {
+		return why
+	}
+	why := ""
+	if node, err := n.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{}); err == nil {
+		for _, c := range node.Status.Conditions {
+			if c.Type == v1.NodeReady && c.Status != v1.ConditionTrue {
+				why = fmt.Sprintf("its node %q is not Ready (%s)", name, cmp.Or(c.Reason, string(c.Status)))
+			}
+		}
+	}
+	n.why[name] = why
+	return why
+}
 
 // precheckWorkers is how many Pods the pre-check checks at once, whatever
 // --max-in-flight is: each try opens a stream through the API server (an
@@ -115,6 +154,12 @@ func (r *runner) check(ctx context.Context, pr *podRun) {
 	pr.container, pr.modified = container, modified
 	if len(changedProbes(pr.pod, modified, container)) == 0 && apiequality.Semantic.DeepEqual(pr.pod.Annotations, modified.Annotations) {
 		pr.result = resultUnchanged
+		return
+	}
+	if why := r.nodes.notReady(ctx, pr.pod.Spec.NodeName); why != "" {
+		// Its kubelet neither applies the change nor reports it: the run
+		// would wait on it until --wait-timeout, and stop there.
+		pr.result, pr.reason = resultSkipped, why+": its kubelet cannot apply the change until it is; run the command again then, or replace the Pod"
 		return
 	}
 	if r.dryRun == "client" {

@@ -98,6 +98,9 @@ type runner struct {
 	templates *templates
 	// dryRun is "", "client" or "server".
 	dryRun string
+	// nodes, when set, tells the nodes that are not Ready, whose Pods the
+	// pre-check skips.
+	nodes *nodeReadiness
 	// largest is the largest limit of the run's workloads, each of which
 	// it takes no more of out of readiness at once (see nextBatch), nor
 	// more of in a batch (limitOf); maxBatch, when set, is the most Pods of

@@ -1040,3 +1040,49 @@ func checkTried(t *testing.T, c *cluster, err error, printed, answer, notTried s
 		t.Errorf("printed\n%s\nwant in it\n%s", printed, want)
 	}
 }
+
+// A Pod on a node that is not Ready, whose kubelet stopped reporting, keeps
+// its container running in its status, but not Ready: it would go first,
+// as a Pod that is not Ready, and its kubelet would never report the
+// change, so the run would stop at it after --wait-timeout. The pre-check
+// skips it, and the others change; unless the user may not read Nodes,
+// which leaves it as before.
+func TestPrecheckSkipsPodsOnNodesNotReady(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		forbidden bool
+		patched   []string
+	}{
+		{name: "the node read", patched: []string{"b"}},
+		{name: "Nodes forbidden", forbidden: true, patched: []string{"a", "b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pods := namedPods("a", "b")
+			pods[0].Spec.NodeName, pods[1].Spec.NodeName = "lost", "up"
+			c := newCluster(pods...)
+			for name, status := range map[string]v1.ConditionStatus{"lost": v1.ConditionUnknown, "up": v1.ConditionTrue} {
+				node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: v1.NodeStatus{Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: status, Reason: "NodeStatusUnknown"}}}}
+				if _, err := c.CoreV1().Nodes().Create(context.Background(), node, metav1.CreateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.forbidden {
+				c.PrependReactor("get", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+					return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "nodes"}, "lost", errors.New("not yours"))
+				})
+			}
+			r, out, errOut := newRunner(c, moveLiveness)
+			r.nodes = newNodeReadiness(c)
+			if err := r.run(context.Background(), &targets{pods: pods}); err != nil {
+				t.Fatalf("run: %v\n%s", err, errOut)
+			}
+			if _, patches := c.sent(); !slices.Equal(patches, tc.patched) {
+				t.Errorf("patched %v, want %v\n%s", patches, tc.patched, errOut)
+			}
+			skipped := `pod/a skipped: its node "lost" is not Ready (NodeStatusUnknown): its kubelet cannot apply the change until it is; run the command again then, or replace the Pod`
+			if got := strings.Contains(out.String(), skipped); got == tc.forbidden {
+				t.Errorf("printed\n%s\nwant %q in it: %t", out, skipped, !tc.forbidden)
+			}
+		})
+	}
+}
