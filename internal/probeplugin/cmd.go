@@ -450,6 +450,7 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 		waitTimeout:   o.waitTimeout,
 		maxBatch:      maxBatch,
 		nodes:         newNodeReadiness(o.client),
+		waits:         waitModes[o.wait] != waitNone,
 		owners:        o.owners,
 		cmdline:       o.cmdline,
 		report:        o.report,

@@ -156,9 +156,11 @@ func (r *runner) check(ctx context.Context, pr *podRun) {
 		pr.result = resultUnchanged
 		return
 	}
-	if why := r.nodes.notReady(ctx, pr.pod.Spec.NodeName); why != "" {
+	if why := r.nodes.notReady(ctx, pr.pod.Spec.NodeName); why != "" && r.waits {
 		// Its kubelet neither applies the change nor reports it: the run
-		// would wait on it until --wait-timeout, and stop there.
+		// would wait on it until --wait-timeout, and stop there. A run
+		// that waits on no change (--wait=none) stores it, for the kubelet
+		// to apply when it reports again.
 		pr.result, pr.reason = resultSkipped, why+": its kubelet cannot apply the change until it is; run the command again then, or replace the Pod"
 		return
 	}

@@ -99,8 +99,10 @@ type runner struct {
 	// dryRun is "", "client" or "server".
 	dryRun string
 	// nodes, when set, tells the nodes that are not Ready, whose Pods the
-	// pre-check skips.
+	// pre-check skips when the run waits on its changes (waits: --wait is
+	// not none, in a dry run too).
 	nodes *nodeReadiness
+	waits bool
 	// largest is the largest limit of the run's workloads, each of which
 	// it takes no more of out of readiness at once (see nextBatch), nor
 	// more of in a batch (limitOf); maxBatch, when set, is the most Pods of

@@ -1049,12 +1049,15 @@ func checkTried(t *testing.T, c *cluster, err error, printed, answer, notTried s
 // which leaves it as before.
 func TestPrecheckSkipsPodsOnNodesNotReady(t *testing.T) {
 	for _, tc := range []struct {
-		name      string
-		forbidden bool
-		patched   []string
+		name            string
+		forbidden, none bool
+		patched         []string
 	}{
 		{name: "the node read", patched: []string{"b"}},
 		{name: "Nodes forbidden", forbidden: true, patched: []string{"a", "b"}},
+		// A run that waits on no change stores it, for the kubelet to
+		// apply when it reports again.
+		{name: "--wait=none", none: true, patched: []string{"a", "b"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pods := namedPods("a", "b")
@@ -1072,7 +1075,7 @@ func TestPrecheckSkipsPodsOnNodesNotReady(t *testing.T) {
 				})
 			}
 			r, out, errOut := newRunner(c, moveLiveness)
-			r.nodes = newNodeReadiness(c)
+			r.nodes, r.waits = newNodeReadiness(c), !tc.none
 			if err := r.run(context.Background(), &targets{pods: pods}); err != nil {
 				t.Fatalf("run: %v\n%s", err, errOut)
 			}
@@ -1080,8 +1083,8 @@ func TestPrecheckSkipsPodsOnNodesNotReady(t *testing.T) {
 				t.Errorf("patched %v, want %v\n%s", patches, tc.patched, errOut)
 			}
 			skipped := `pod/a skipped: its node "lost" is not Ready (NodeStatusUnknown): its kubelet cannot apply the change until it is; run the command again then, or replace the Pod`
-			if got := strings.Contains(out.String(), skipped); got == tc.forbidden {
-				t.Errorf("printed\n%s\nwant %q in it: %t", out, skipped, !tc.forbidden)
+			if want := !tc.forbidden && !tc.none; strings.Contains(out.String(), skipped) != want {
+				t.Errorf("printed\n%s\nwant %q in it: %t", out, skipped, want)
 			}
 		})
 	}

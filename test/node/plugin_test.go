@@ -320,11 +320,12 @@ func TestPluginRelaxLivenessDuringFlap(t *testing.T) {
 	c.LivenessProbe.TimeoutSeconds = 5
 	f.deployment("flap", 2, c, nil)
 	names := sortedNames(f.readyPods("app=flap", 2))
-	// The containers as the change finds them, once the strict probe has
-	// passed on each: a container is Ready as soon as it runs, before its
-	// app listens.
+	// The containers as the change finds them, once each app listens and
+	// the strict probe has passed on it: a container is Ready as soon as
+	// it runs, before its app listens.
 	running := map[string]func(*v1.Pod) bool{}
 	for _, name := range names {
+		f.state(name, port)
 		f.firstArrival(name, port, "/livez", time.Time{})
 		pod := f.get(name)
 		running[name] = sameContainer(app, containerID(pod, app), restarts(pod, app))
