@@ -97,7 +97,8 @@ it controls now:
 or any other object that controls Pods through owner references, directly
 or through other controllers, such as rollout.argoproj.io/NAME. Or select
 Pods with -l SELECTOR instead. Pods that are terminating or have finished
-are skipped.
+are skipped, and so are Pods on a node that is not Ready, whose kubelet
+would neither apply a change nor report it, unless --wait=none.
 
 Before it changes any Pod, a command checks every one: the API server
 validates each change without storing it (a server dry run), and a new
@@ -449,7 +450,7 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 		undoOnFailure: o.undoOnFailure,
 		waitTimeout:   o.waitTimeout,
 		maxBatch:      maxBatch,
-		nodes:         newNodeReadiness(o.client),
+		nodes:         newNodeReadiness(o.client, o.report.nodesUnread),
 		waits:         waitModes[o.wait] != waitNone,
 		owners:        o.owners,
 		cmdline:       o.cmdline,

@@ -21,12 +21,15 @@ import (
 // its Pods' containers running as last reported, though not Ready.
 type nodeReadiness struct {
 	client kubernetes.Interface
+	// unread is told, the first time only, that a node cannot be read.
+	unread func(error)
 	mu     sync.Mutex
 	why    map[string]string
+	warned bool
 }
 
-func newNodeReadiness(client kubernetes.Interface) *nodeReadiness {
-	return &nodeReadiness{client: client, why: map[string]string{}}
+func newNodeReadiness(client kubernetes.Interface, unread func(error)) *nodeReadiness {
+	return &nodeReadiness{client: client, unread: unread, why: map[string]string{}}
 }
 
 // notReady says why the node is not Ready; "" when it is, when the Pod is
@@ -42,7 +45,13 @@ func (n *nodeReadiness) notReady(ctx context.Context, name string) string {
 		return why
 	}
 	why := ""
-	if node, err := n.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{}); err == nil {
+	node, err := n.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		if !n.warned && ctx.Err() == nil {
+			n.warned = true
+			n.unread(err)
+		}
+	} else {
 		for _, c := range node.Status.Conditions {
 			if c.Type == v1.NodeReady && c.Status != v1.ConditionTrue {
 				why = fmt.Sprintf("its node %q is not Ready (%s)", name, cmp.Or(c.Reason, string(c.Status)))
@@ -51,6 +60,34 @@ func (n *nodeReadiness) notReady(ctx context.Context, name string) string {
 	}
 	n.why[name] = why
 	return why
+}
+
+// forget forgets the nodes read, for a read of the Pods that follows: a node
+// may stop reporting during a long run.
+func (n *nodeReadiness) forget() {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	clear(n.why)
+}
+
+// skipOnNodeNotReady skips the Pod, and returns true, when its node is not
+// Ready and the run waits on its change: its kubelet neither applies the
+// change nor reports it, so the run would wait on it until --wait-timeout,
+// and stop there. A run that waits on no change (--wait=none) stores it,
+// for the kubelet to apply when it reports again.
+func (r *runner) skipOnNodeNotReady(ctx context.Context, pr *podRun) bool {
+	if !r.waits {
+		return false
+	}
+	why := r.nodes.notReady(ctx, pr.pod.Spec.NodeName)
+	if why == "" {
+		return false
+	}
+	pr.result, pr.reason = resultSkipped, why+": its kubelet cannot apply the change until it is; run the command again then, or replace the Pod"
+	return true
 }
 
 // precheckWorkers is how many Pods the pre-check checks at once, whatever
@@ -156,12 +193,7 @@ func (r *runner) check(ctx context.Context, pr *podRun) {
 		pr.result = resultUnchanged
 		return
 	}
-	if why := r.nodes.notReady(ctx, pr.pod.Spec.NodeName); why != "" && r.waits {
-		// Its kubelet neither applies the change nor reports it: the run
-		// would wait on it until --wait-timeout, and stop there. A run
-		// that waits on no change (--wait=none) stores it, for the kubelet
-		// to apply when it reports again.
-		pr.result, pr.reason = resultSkipped, why+": its kubelet cannot apply the change until it is; run the command again then, or replace the Pod"
+	if r.skipOnNodeNotReady(ctx, pr) {
 		return
 	}
 	if r.dryRun == "client" {

@@ -81,6 +81,12 @@ func (p *reporter) warnf(format string, args ...any) {
 	fmt.Fprintf(p.errOut, format, args...)
 }
 
+// nodesUnread warns that the Pods' nodes cannot be read, as a user who
+// may read a namespace's Pods and not the cluster's Nodes cannot.
+func (p *reporter) nodesUnread(err error) {
+	p.warnf("warning: cannot read the Pods' nodes, so a Pod on a node that is not Ready is not skipped, and the run would wait on it until --wait-timeout: %v\n", err)
+}
+
 // templateUnread warns that the template of a Pod could not be read.
 func (p *reporter) templateUnread(pr *podRun, err error) {
 	p.warnf("warning: pod/%s: cannot read the template it was created from: %v\n", pr.pod.Name, err)

@@ -101,7 +101,8 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		if !begins {
 			break
 		}
-		left = slices.DeleteFunc(slices.Clone(left), func(pr *podRun) bool { return slices.Contains(batch, pr) })
+		// A Pod that nextBatch skipped has its result.
+		left = slices.DeleteFunc(slices.Clone(left), func(pr *podRun) bool { return pr.result != "" || slices.Contains(batch, pr) })
 		var wg sync.WaitGroup
 		for _, pr := range batch {
 			// A canary is proven with --wait=applied too (with
@@ -224,24 +225,25 @@ func (r *runner) limitOf(workload string) int {
 // run's first, and of each workload at most its share, sizes (1 when they
 // do not say), and of all at most r.maxBatch: first the Pods that are not
 // Ready, since changing them takes no Pod out of readiness, then as many
-// Ready ones as keep every
-// floor: each workload's, its replicas less its limit, of all of its Pods,
-// and each PodDisruptionBudget's, of every Pod that the budget selects
-// (see floor); of each, first those whose proof can begin soonest
-// (provenSooner). A change that only relaxes liveness and startup probes
-// passes the floors, and keeps to its workload's share. Of a workload that
-// is not proven yet, a run that proves its changes takes one Pod, its
-// canary. A run
-// that waits on its changes reads its Pods and the floors before each
-// batch (census, budgets), the first one too: the pre-check and its
-// confirmation take a while, and a crash-looping container changes its
-// state every few seconds. A run that does not (--wait=none), whose
-// batches follow each other at once, counts them as last read, less the
-// Ready Pods that its batches took out since, and reads them again only
-// when that count holds the batch back. When it may take
-// none, it waits for Pods to turn Ready, reading them every floorPoll, for
-// as long as a run waits for a Pod (--wait-timeout), and then says why the
-// run stops: --wait=none too, since the Pods it changed while they were
+// Ready ones as keep every floor: each workload's, its replicas less its
+// limit, of all of its Pods, and each PodDisruptionBudget's, of every Pod
+// that the budget selects (see floor); of each, first those whose proof can
+// begin soonest (provenSooner). A change that only relaxes liveness and
+// startup probes passes the floors, and keeps to its workload's share. Of a
+// workload that is not proven yet, a run that proves its changes takes one
+// Pod, its canary. A run that waits on its changes reads its Pods and the
+// floors before each batch (census, budgets), the first one too: the
+// pre-check and its confirmation take a while, and a crash-looping
+// container changes its state every few seconds. Of the Pods that are not
+// Ready, it skips those whose node is not Ready as it reads them again, as
+// the pre-check does, since a node may stop reporting during a long run;
+// when it skips every Pod left, the batch is empty. A run that does not
+// wait (--wait=none), whose batches follow each other at once, counts them
+// as last read, less the Ready Pods that its batches took out since, and
+// reads them again only when that count holds the batch back. When it may
+// take none, it waits for Pods to turn Ready, reading them every floorPoll,
+// for as long as a run waits for a Pod (--wait-timeout), and then says why
+// the run stops: --wait=none too, since the Pods it changed while they were
 // not Ready may turn Ready, which is what a change in a crash loop is for.
 func (r *runner) nextBatch(ctx context.Context, left []*podRun, first bool, sizes map[string]int, proven map[string]bool) ([]*podRun, error) {
 	var waitUntil time.Time
@@ -266,6 +268,7 @@ func (r *runner) nextBatch(ctx context.Context, left []*podRun, first bool, size
 				return nil, fmt.Errorf("stopped before the next batch: cannot count the Ready Pods: %w", err)
 			}
 			r.counted, r.floors = pods, floors
+			r.nodes.forget()
 			// Each Pod is patched as it was read now: as the pre-check
 			// read it, long before a later batch, a crash-looping one has
 			// changed since, at each restart, and its patch, conditioned
@@ -309,11 +312,22 @@ func (r *runner) nextBatch(ctx context.Context, left []*podRun, first bool, size
 		}
 		for _, pr := range slices.SortedStableFunc(slices.Values(left), provenSooner) {
 			switch {
+			case pr.result != "":
+				// Skipped at an earlier read.
 			case ready[pr.pod.UID]:
 				readyOnes = append(readyOnes, pr)
-			case room(pr):
+			case !room(pr):
+			case read && r.skipOnNodeNotReady(ctx, pr):
+				// Its node stopped reporting since the pre-check read it,
+				// and the node controller then marked the Pod not Ready.
+				r.report.pod(pr)
+			default:
 				take(pr)
 			}
+		}
+		if len(batch) == 0 && len(readyOnes) == 0 {
+			// Each Pod left was skipped.
+			return nil, nil
 		}
 		why := ""
 		for _, pr := range readyOnes {

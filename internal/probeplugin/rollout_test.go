@@ -1779,3 +1779,66 @@ func TestRolloutCensusTriedAgain(t *testing.T) {
 		})
 	}
 }
+
+// A run that waits on its changes skips a Pod whose node stopped reporting
+// after the pre-check read it, as the pre-check skips one whose node is not
+// Ready: its kubelet would neither apply the change nor report it.
+func TestRolloutSkipsPodsWhoseNodeStopsReporting(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		pods  []string
+		later []string
+	}{
+		{name: "a Pod after it", pods: []string{"a", "b", "c"}, later: []string{"c"}},
+		{name: "the last Pod", pods: []string{"a", "b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx := context.Background()
+				pods := namedPods(tc.pods...)
+				for _, pod := range pods {
+					pod.Spec.NodeName = "up"
+				}
+				pods[1].Spec.NodeName = "lost"
+				c := newCluster(pods...)
+				for _, name := range []string{"up", "lost"} {
+					node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: v1.NodeStatus{Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}}}}
+					if _, err := c.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				r, out, errOut := newRunner(c, relax)
+				r.largest, r.nodes, r.waits = 2, newNodeReadiness(c, r.report.nodesUnread), true
+				p := newProvings(tc.pods...)
+				r.prove = p.prove
+				errc := make(chan error)
+				go func() { errc <- r.run(ctx, &targets{pods: pods}) }()
+				if got := p.inFlight(); !slices.Equal(got, []string{"a"}) {
+					t.Fatalf("in flight %v, want a\n%s", got, errOut)
+				}
+				// The node controller marks the node that stopped reporting.
+				lost := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "lost"}, Status: v1.NodeStatus{Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionUnknown, Reason: "NodeStatusUnknown"}}}}
+				if _, err := c.CoreV1().Nodes().UpdateStatus(ctx, lost, metav1.UpdateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				p.results["a"] <- nil
+				if got := p.inFlight(); !slices.Equal(got, tc.later) {
+					t.Fatalf("in flight %v, want %v\n%s", got, tc.later, errOut)
+				}
+				for _, n := range tc.later {
+					p.results[n] <- nil
+				}
+				if err := <-errc; err != nil {
+					t.Fatalf("run: %v\n%s", err, errOut)
+				}
+				if _, patches := c.sent(); !slices.Contains(patches, "a") || slices.Contains(patches, "b") {
+					t.Errorf("patched %v, want a and not b", patches)
+				}
+				skipped := `pod/b skipped: its node "lost" is not Ready (NodeStatusUnknown): its kubelet cannot apply the change until it is; run the command again then, or replace the Pod`
+				if !strings.Contains(out.String(), skipped) {
+					t.Errorf("printed\n%s\nwant %q in it", out, skipped)
+				}
+			})
+		})
+	}
+}

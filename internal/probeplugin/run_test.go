@@ -1075,7 +1075,7 @@ func TestPrecheckSkipsPodsOnNodesNotReady(t *testing.T) {
 				})
 			}
 			r, out, errOut := newRunner(c, moveLiveness)
-			r.nodes, r.waits = newNodeReadiness(c), !tc.none
+			r.nodes, r.waits = newNodeReadiness(c, r.report.nodesUnread), !tc.none
 			if err := r.run(context.Background(), &targets{pods: pods}); err != nil {
 				t.Fatalf("run: %v\n%s", err, errOut)
 			}
@@ -1085,6 +1085,11 @@ func TestPrecheckSkipsPodsOnNodesNotReady(t *testing.T) {
 			skipped := `pod/a skipped: its node "lost" is not Ready (NodeStatusUnknown): its kubelet cannot apply the change until it is; run the command again then, or replace the Pod`
 			if want := !tc.forbidden && !tc.none; strings.Contains(out.String(), skipped) != want {
 				t.Errorf("printed\n%s\nwant %q in it: %t", out, skipped, want)
+			}
+			// Once, though neither node can be read.
+			unread := "warning: cannot read the Pods' nodes, so a Pod on a node that is not Ready is not skipped"
+			if got, want := strings.Count(errOut.String(), unread), map[bool]int{true: 1}[tc.forbidden && !tc.none]; got != want {
+				t.Errorf("warned %d times that the nodes cannot be read, want %d\n%s", got, want, errOut)
 			}
 		})
 	}
