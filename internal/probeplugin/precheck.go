@@ -11,6 +11,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -26,6 +27,9 @@ type nodeReadiness struct {
 	mu     sync.Mutex
 	why    map[string]string
 	warned bool
+	// forbidden is set once the user may not read Nodes: no node is read
+	// again.
+	forbidden bool
 }
 
 func newNodeReadiness(client kubernetes.Interface, unread func(error)) *nodeReadiness {
@@ -41,12 +45,13 @@ func (n *nodeReadiness) notReady(ctx context.Context, name string) string {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if why, ok := n.why[name]; ok {
+	if why, ok := n.why[name]; ok || n.forbidden {
 		return why
 	}
 	why := ""
 	node, err := n.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
+		n.forbidden = apierrors.IsForbidden(err)
 		if !n.warned && ctx.Err() == nil {
 			n.warned = true
 			n.unread(err)

@@ -542,7 +542,11 @@ type proof struct {
 	// last is the Pod as last reported.
 	last *v1.Pod
 	// backedOff is when the container's run ended whose back-off the
-	// proof counted, and backOffs all the back-off it counted.
+	// proof counted, and backOffs all the back-off it counted: one in each
+	// round, that before the container's next start. A container that
+	// stops again before it starts gets no more time: with the kubelet's
+	// back-off of up to 5 minutes at each stop, a proof that counted them
+	// all would wait on a crash loop for as long as it lasts.
 	backedOff time.Time
 	backOffs  time.Duration
 	// round counts the times the proof began again (again): a failure
@@ -613,6 +617,24 @@ func newProof(before, stored *v1.Pod, container string, margin time.Duration, fu
 	}
 	p.soonestKill = soonestKill(was, deciding)
 	return p, nil
+}
+
+// provesAProbe says whether the proof of the change of before that stored
+// is tests a new probe on the container that runs: not when the change only
+// removed probes, or changed only the startup probe of a container that had
+// started, which runs it when it restarts. Only a Pod whose proof does is
+// the canary of its workload (--wait=applied).
+func provesAProbe(before, stored *v1.Pod, container string) bool {
+	p, err := newProof(before, stored, container, 0, true)
+	if err != nil {
+		return false
+	}
+	for t := range p.probes {
+		if t != startup || !p.startedAtChange {
+			return true
+		}
+	}
+	return false
 }
 
 // soonestKill is how long after a change of the probes was, to the new
@@ -782,17 +804,17 @@ func (p *proof) observe(pod *v1.Pod, now time.Time) step {
 func (p *proof) again(now time.Time) step {
 	p.round++
 	p.began, p.passed = map[probeType]time.Duration{}, map[probeType]string{}
-	p.restarts, p.running, p.readiness, p.extended, p.oldKill = 0, "", nil, false, time.Time{}
+	p.restarts, p.running, p.readiness, p.extended, p.oldKill, p.backedOff = 0, "", nil, false, time.Time{}, time.Time{}
 	p.failures = livenessFailures{counts: p.failures.counts}
 	return p.observe(p.last, now)
 }
 
 // backOff returns the part still to come of the kubelet's back-off before
-// the next start of a crash-looping container, the first time the proof
-// sees that back-off; 0 otherwise.
+// the next start of a crash-looping container, the first time in the round
+// that the proof sees a back-off; 0 otherwise.
 func (p *proof) backOff(status *v1.ContainerStatus, now time.Time) time.Duration {
 	finished, ends, ok := inBackOff(status)
-	if !ok || finished.Equal(p.backedOff) {
+	if !ok || !p.backedOff.IsZero() {
 		return 0
 	}
 	p.backedOff = finished

@@ -1156,10 +1156,13 @@ func TestProveCrashLooping(t *testing.T) {
 		initialDelay int32
 		// timeout is --wait-timeout; 1m when 0.
 		timeout time.Duration
-		change  func(p *v1.Probe)
-		want    string
-		wantErr string
-		after   time.Duration
+		// stopsAgain has the container that starts again stop 10s later,
+		// before it is started, and wait out the kubelet's next back-off.
+		stopsAgain bool
+		change     func(p *v1.Probe)
+		want       string
+		wantErr    string
+		after      time.Duration
 	}{{
 		name:        "a liveness probe relaxed, proven from the container's next start",
 		startsAfter: 140 * time.Second,
@@ -1176,6 +1179,14 @@ func TestProveCrashLooping(t *testing.T) {
 		name:    "the container does not start again",
 		wantErr: `the kubelet applied generation 2, but container "app" had not started within 3m20s (--wait-timeout, and 2m20s of the kubelet's back-off before the container started again), so its new liveness probe has not run`,
 		after:   200 * time.Second,
+	}, {
+		// Its next back-off, 5m, is not counted: a proof that counted
+		// each would wait as long as the crash loop lasts.
+		name:        "the container stops again before it starts",
+		startsAfter: 140 * time.Second,
+		stopsAgain:  true,
+		wantErr:     `the kubelet applied generation 2, but container "app" had not started within 3m20s (--wait-timeout, and 2m20s of the kubelet's back-off before the container started again), so its new liveness probe has not run`,
+		after:       200 * time.Second,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -1193,7 +1204,17 @@ func TestProveCrashLooping(t *testing.T) {
 				result := inBackground(func() (string, error) { return w.prove(context.Background(), before, stored, "app") })
 				k.pod.Status.ObservedGeneration = 2
 				k.watcher.Modify(k.pod.DeepCopy())
-				if tc.startsAfter > 0 {
+				switch {
+				case tc.stopsAgain:
+					time.Sleep(tc.startsAfter)
+					k.restarts = 6
+					k.reportStarted(2, false, false)
+					time.Sleep(10 * time.Second)
+					k.pod = k.pod.DeepCopy()
+					crashLooping(k.pod, 0)
+					k.pod.Status.ContainerStatuses[0].RestartCount = 7
+					k.watcher.Modify(k.pod)
+				case tc.startsAfter > 0:
 					time.Sleep(tc.startsAfter)
 					k.restarts = 6
 					k.report(2, true)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -400,11 +401,11 @@ func (p *reporter) precheck(active []*podRun, mode string) {
 			}
 			fmt.Fprintf(p.errOut, "pre-check: the new %s probe succeeds%s: %s: %s\n", g.t, on, g.handler, g.answer)
 		}
-		for answer, n := range g.asBefore {
-			fmt.Fprintf(p.errOut, "pre-check: the new %s probe fails now on %s, as the old one does, which asks the same: %s: %s; %s\n", g.t, pods(n), g.handler, answer, judge(" by its failureThreshold"))
+		for _, answer := range slices.Sorted(maps.Keys(g.asBefore)) {
+			fmt.Fprintf(p.errOut, "pre-check: the new %s probe fails now on %s, as the old one does, which asks the same: %s: %s; %s\n", g.t, pods(g.asBefore[answer]), g.handler, answer, judge(" by its failureThreshold"))
 		}
-		for why, n := range g.notTried {
-			fmt.Fprintf(p.errOut, "pre-check: the new %s probe was not tried on %s: %s\n", g.t, pods(n), why)
+		for _, why := range slices.Sorted(maps.Keys(g.notTried)) {
+			fmt.Fprintf(p.errOut, "pre-check: the new %s probe was not tried on %s: %s\n", g.t, pods(g.notTried[why]), why)
 		}
 	}
 	for _, why := range forbidden {

@@ -83,6 +83,8 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 	sizes := map[string]int{}
 	for first := true; len(left) > 0 && ctx.Err() == nil; first = false {
 		batch, err := r.nextBatch(ctx, left, first, sizes, proven)
+		// A Pod that nextBatch skipped has its result.
+		left = slices.DeleteFunc(slices.Clone(left), func(pr *podRun) bool { return pr.result != "" })
 		if err != nil {
 			if ctx.Err() == nil {
 				stopped = err
@@ -101,8 +103,7 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		if !begins {
 			break
 		}
-		// A Pod that nextBatch skipped has its result.
-		left = slices.DeleteFunc(slices.Clone(left), func(pr *podRun) bool { return pr.result != "" || slices.Contains(batch, pr) })
+		left = slices.DeleteFunc(left, func(pr *podRun) bool { return slices.Contains(batch, pr) })
 		var wg sync.WaitGroup
 		for _, pr := range batch {
 			// A canary is proven with --wait=applied too (with
@@ -476,7 +477,7 @@ func (r *runner) one(ctx, proofs context.Context, pr *podRun, wait func(ctx cont
 		r.undo(ctx, pr)
 		return
 	}
-	pr.waited = proven != notOnANode
+	pr.waited = proven != notOnANode && provesAProbe(res.read, res.stored, pr.container)
 	r.report.proven(pr, proven)
 }
 
@@ -508,12 +509,15 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 
 // restartsSooner says how the old probes, was, would restart the container
 // sooner than the new ones, now, or "" when they would not: only when the
-// change relaxed them (relaxes), the old ones sooner in a way (sooner), and
-// the new ones in none. Probes that are each sooner in a way of their own,
-// such as an old one that waits longer for an answer and allows fewer
-// failures in a row, are no relaxation: the old ones are put back.
+// change relaxed them, the old ones sooner in a way (sooner), and the new
+// ones in none. Probes that are each sooner in a way of their own, such as
+// an old one that waits longer for an answer and allows fewer failures in a
+// row, are no relaxation: the old ones are put back. Nor is a change of the
+// readiness probe, as for relaxes, whatever it did to the others: a
+// readiness probe that failed keeps the Pod out of readiness, which the
+// undo is for.
 func restartsSooner(was, now map[probeType]*v1.Probe, failed bool) string {
-	if sooner(now, was, failed) != "" {
+	if !apiequality.Semantic.DeepEqual(was[readiness], now[readiness]) || sooner(now, was, failed) != "" {
 		return ""
 	}
 	return sooner(was, now, failed)

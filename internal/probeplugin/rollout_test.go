@@ -1271,6 +1271,44 @@ func TestRolloutWaitAppliedProvesUntilOneIs(t *testing.T) {
 	}
 }
 
+// With --wait=applied, a first Pod whose proof tests no new probe is no
+// canary: a startup probe added to a started container runs only when it
+// restarts, and the next Pod, crash-looping, which runs it at its next
+// start, goes alone too, and is proven.
+func TestRolloutWaitAppliedCanaryTestsAProbe(t *testing.T) {
+	names := []string{"a", "b", "c", "d", "e"}
+	pods := namedPods(names...)
+	pods[0].Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", Started: ptr.To(true), State: v1.ContainerState{Running: &v1.ContainerStateRunning{}}}}
+	for _, pod := range pods[1:] {
+		crashLooping(pod, 20*time.Second)
+	}
+	c := newCluster(pods...)
+	r, _, errOut := newRunner(c, setChange{types: []probeType{startup}, settings: settings{probe: httpGet("/healthz")}})
+	r.largest = 2
+	var (
+		mu             sync.Mutex
+		proven, waited []string
+	)
+	r.prove = func(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		proven = append(proven, stored.Name)
+		return "proven", nil
+	}
+	r.applied = func(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		waited = append(waited, stored.Name)
+		return "applied", nil
+	}
+	if err := r.run(context.Background(), &targets{pods: pods}); err != nil {
+		t.Fatalf("run: %v\n%s", err, errOut)
+	}
+	if !slices.Equal(sortedCopy(proven), []string{"a", "b"}) || !slices.Equal(sortedCopy(waited), []string{"c", "d", "e"}) {
+		t.Errorf("proven %v, waited on until applied %v; want a and b proven, c, d and e applied", proven, waited)
+	}
+}
+
 // Each batch takes first the Pods whose new probes can be proven soonest: a
 // running container, then crash-looping ones by the end of the kubelet's
 // back-off, then the others, each kind in the run's order. So the first

@@ -647,6 +647,13 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 		change:  setChange{types: []probeType{liveness}, settings: settings{failureThreshold: ptr.To[int32](6)}},
 		printed: "pod/web: not undone: its old probes would restart the container sooner than the new ones (the liveness probe: failureThreshold 3, the new one 6); to put it back anyway: kubectl probe undo pod/web -n ns --run " + testRun + "\n",
 	}, {
+		// The readiness probe, from 3 to 6 too, failed or not: a change of
+		// it is no relaxation, and is put back with the liveness probe.
+		name:    "liveness relaxed from 3 to 6, and the readiness probe changed",
+		change:  setChange{types: []probeType{liveness, readiness}, settings: settings{failureThreshold: ptr.To[int32](6)}},
+		undone:  true,
+		printed: "pod/web: undone: its probes are as they were before\n",
+	}, {
 		name:    "liveness made stricter, from 3 to 1",
 		change:  setChange{types: []probeType{liveness}, settings: settings{failureThreshold: ptr.To[int32](1)}},
 		undone:  true,
