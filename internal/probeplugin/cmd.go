@@ -483,7 +483,9 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 	if !o.skipCheck {
 		r.prober = &clientProber{client: o.client, config: o.config, access: newAccess(o.client)}
 	}
-	r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) { return t.current(ctx, o.client, o.owners) }
+	r.census = func(ctx context.Context, budgets []floor) ([]*v1.Pod, []floor, int, error) {
+		return t.current(ctx, o.client, o.owners, o.maxInFlight, budgets)
+	}
 	if len(budgets) > 0 {
 		r.budgets = func(ctx context.Context) ([]floor, error) {
 			return disruptionFloors(ctx, o.client, o.namespace, t.pods)

@@ -262,8 +262,8 @@ type workloadFloor struct {
 	// named are the run's Pods that the floor counts, read again by name,
 	// for a workload whose Pods cannot be read; nil otherwise.
 	named []string
-	// floor counts the workload's Pods, as last read, of its replicas; its
-	// limit is the one that chooseLimits chose.
+	// floor counts the workload's Pods of its replicas, both as last read
+	// (count); its limit is the one that chooseLimits chose last.
 	floor floor
 }
 
@@ -284,7 +284,9 @@ func unknownLimit(why string) limit {
 // kind that is not built in, as --max-in-flight says); and, for a
 // workload that the run's Pods count under, of those of the workloads
 // under it, each of which keeps its own floor too: the smallest allowance
-// of the Pods' chain of controllers holds. It returns the largest.
+// of the Pods' chain of controllers holds. It returns the largest. A run
+// chooses them as it begins, and again before each batch, with the
+// workloads and the budgets as it reads them then (targets.current).
 func (t *targets) chooseLimits(flag string, budgets []floor) (int, error) {
 	for _, w := range t.floors {
 		var limits []limit

@@ -87,15 +87,7 @@ func (o *owners) controller(ctx context.Context, obj metav1.Object) (*unstructur
 		return nil, &ownerUnreadError{uid: ref.UID, name: strings.ToLower(ref.Kind) + "/" + ref.Name, err: fmt.Errorf("its owner reference: %w", err)}
 	}
 	name := objectName(gv.WithKind(ref.Kind).GroupKind(), ref.Name)
-	mapping, err := o.mapper.RESTMapping(gv.WithKind(ref.Kind).GroupKind(), gv.Version)
-	if err != nil {
-		return nil, &ownerUnreadError{uid: ref.UID, name: name, err: err}
-	}
-	var client dynamic.ResourceInterface = o.dynamic.Resource(mapping.Resource)
-	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-		client = o.dynamic.Resource(mapping.Resource).Namespace(obj.GetNamespace())
-	}
-	c, err = client.Get(ctx, ref.Name, metav1.GetOptions{})
+	c, err = o.get(ctx, gv.WithKind(ref.Kind), obj.GetNamespace(), ref.Name)
 	switch {
 	case apierrors.IsNotFound(err), err == nil && c.GetUID() != ref.UID:
 		c, err = nil, nil
@@ -106,6 +98,35 @@ func (o *owners) controller(ctx context.Context, obj metav1.Object) (*unstructur
 	o.read[ref.UID] = c
 	o.mu.Unlock()
 	return c, nil
+}
+
+// get reads the object of the kind and name, in namespace when its kind
+// is namespaced, through the dynamic client.
+func (o *owners) get(ctx context.Context, kind schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
+	mapping, err := o.mapper.RESTMapping(kind.GroupKind(), kind.Version)
+	if err != nil {
+		return nil, err
+	}
+	var client dynamic.ResourceInterface = o.dynamic.Resource(mapping.Resource)
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		client = o.dynamic.Resource(mapping.Resource).Namespace(namespace)
+	}
+	return client.Get(ctx, name, metav1.GetOptions{})
+}
+
+// again reads a workload again, as it is now, as controller reads a
+// controller; nil when it is gone, or was replaced by another object of
+// its name. What the owners read before stays as it was: the run's end
+// looks at the workloads as the run began (templatePatch).
+func (o *owners) again(ctx context.Context, workload *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	now, err := o.get(ctx, workload.GroupVersionKind(), workload.GetNamespace(), workload.GetName())
+	switch {
+	case apierrors.IsNotFound(err), err == nil && now.GetUID() != workload.GetUID():
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return now, nil
 }
 
 // chain returns the controllers of obj, its own first and the top one

@@ -211,8 +211,8 @@ const maxBatch = 100
 const floorPoll = 2 * time.Second
 
 // limitOf is the most Pods of the workload, by name, that a batch takes:
-// the limit of its floor, which chooseLimits chose, or else the largest
-// limit of the run's workloads.
+// the limit of its floor, which chooseLimits chose, as the workload was
+// last read, or else the largest limit of the run's workloads.
 func (r *runner) limitOf(workload string) int {
 	for _, f := range r.floors {
 		if f.name == workload && f.within == "" && !f.budget {
@@ -224,28 +224,30 @@ func (r *runner) limitOf(workload string) int {
 
 // nextBatch returns the next batch of Pods of left, one Pod when it is the
 // run's first, and of each workload at most its share, sizes (1 when they
-// do not say), and of all at most r.maxBatch: first the Pods that are not
-// Ready, since changing them takes no Pod out of readiness, then as many
-// Ready ones as keep every floor: each workload's, its replicas less its
-// limit, of all of its Pods, and each PodDisruptionBudget's, of every Pod
-// that the budget selects (see floor); of each, first those whose proof can
-// begin soonest (provenSooner). A change that only relaxes liveness and
-// startup probes passes the floors, and keeps to its workload's share. Of a
-// workload that is not proven yet, a run that proves its changes takes one
-// Pod, its canary. A run that waits on its changes reads its Pods and the
-// floors before each batch (census, budgets), the first one too: the
-// pre-check and its confirmation take a while, and a crash-looping
-// container changes its state every few seconds. Of the Pods that are not
-// Ready, it skips those whose node is not Ready as it reads them again, as
-// the pre-check does, since a node may stop reporting during a long run;
-// when it skips every Pod left, the batch is empty. A run that does not
-// wait (--wait=none), whose batches follow each other at once, counts them
-// as last read, less the Ready Pods that its batches took out since, and
-// reads them again only when that count holds the batch back. When it may
-// take none, it waits for Pods to turn Ready, reading them every floorPoll,
-// for as long as a run waits for a Pod (--wait-timeout), and then says why
-// the run stops: --wait=none too, since the Pods it changed while they were
-// not Ready may turn Ready, which is what a change in a crash loop is for.
+// do not say, and at most its limit), and of all at most r.maxBatch: first
+// the Pods that are not Ready, since changing them takes no Pod out of
+// readiness, then as many Ready ones as keep every floor: each workload's,
+// its replicas less its limit, of all of its Pods, and each
+// PodDisruptionBudget's, of every Pod that the budget selects (see floor);
+// of each, first those whose proof can begin soonest (provenSooner). A
+// change that only relaxes liveness and startup probes passes the floors,
+// and keeps to its workload's share. Of a workload that is not proven yet,
+// a run that proves its changes takes one Pod, its canary. A run that waits
+// on its changes reads its Pods, their workloads and the floors before each
+// batch (census, budgets), the first one too: the pre-check and its
+// confirmation take a while, a crash-looping container changes its state
+// every few seconds, and an autoscaler may scale a workload, whose floor
+// and limit then follow its replicas now. Of the Pods that are not Ready,
+// it skips those whose node is not Ready as it reads them again, as the
+// pre-check does, since a node may stop reporting during a long run; when
+// it skips every Pod left, the batch is empty. A run that does not wait
+// (--wait=none), whose batches follow each other at once, counts them as
+// last read, less the Ready Pods that its batches took out since, and reads
+// them again only when that count holds the batch back. When it may take
+// none, it waits for Pods to turn Ready, reading them every floorPoll, for
+// as long as a run waits for a Pod (--wait-timeout), and then says why the
+// run stops: --wait=none too, since the Pods it changed while they were not
+// Ready may turn Ready, which is what a change in a crash loop is for.
 func (r *runner) nextBatch(ctx context.Context, left []*podRun, first bool, sizes map[string]int, proven map[string]bool) ([]*podRun, error) {
 	var waitUntil time.Time
 	for read := r.prove != nil; ; read = true {
@@ -253,22 +255,32 @@ func (r *runner) nextBatch(ctx context.Context, left []*podRun, first bool, size
 			var (
 				pods   []*v1.Pod
 				floors []floor
+				// largest is the largest limit of the workloads, which
+				// the census chooses again with the budgets.
+				largest int
 			)
 			// A read that fails now and then, as lists do on a busy API
 			// server, is tried again: it does not stop a long run.
 			err := retry.OnError(retry.DefaultBackoff, func(error) bool { return ctx.Err() == nil }, func() error {
-				var err error
-				if pods, floors, err = r.census(ctx); err == nil && r.budgets != nil {
-					var budgets []floor
-					budgets, err = r.budgets(ctx)
-					floors = append(floors, budgets...)
+				var (
+					budgets []floor
+					err     error
+				)
+				if r.budgets != nil {
+					if budgets, err = r.budgets(ctx); err != nil {
+						return err
+					}
 				}
-				return err
+				if pods, floors, largest, err = r.census(ctx, budgets); err != nil {
+					return err
+				}
+				floors = append(floors, budgets...)
+				return nil
 			})
 			if err != nil {
 				return nil, fmt.Errorf("stopped before the next batch: cannot count the Ready Pods: %w", err)
 			}
-			r.counted, r.floors = pods, floors
+			r.counted, r.floors, r.largest = pods, floors, largest
 			r.nodes.forget()
 			// Each Pod is patched as it was read now: as the pre-check
 			// read it, long before a later batch, a crash-looping one has
@@ -297,12 +309,14 @@ func (r *runner) nextBatch(ctx context.Context, left []*podRun, first bool, size
 			taken            = map[string]int{}
 		)
 		// room says whether the batch has room for the Pod: the run's first
-		// Pod goes alone; a workload's share, and its canary, which goes
-		// without others of its workload until one of its Pods is proven.
+		// Pod goes alone; a workload's share, at most its limit as last
+		// read, which the census may have lowered since the share grew,
+		// and its canary, which goes without others of its workload until
+		// one of its Pods is proven.
 		room := func(pr *podRun) bool {
 			w := pr.workload
 			switch {
-			case first && len(batch) > 0, taken[w] >= max(sizes[w], 1), r.maxBatch > 0 && len(batch) >= r.maxBatch:
+			case first && len(batch) > 0, taken[w] >= min(max(sizes[w], 1), r.limitOf(w)), r.maxBatch > 0 && len(batch) >= r.maxBatch:
 				return false
 			}
 			return r.prove == nil || proven[w] || taken[w] == 0

@@ -657,9 +657,9 @@ func readyPods(names []string, notReady ...string) []*v1.Pod {
 func oneWorkload(r *runner, c *cluster, l limit, of int) {
 	pods, _ := c.pods(context.Background())
 	r.largest, r.floors = l.n, []floor{newFloor("", l, of, pods)}
-	r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) {
+	r.census = func(ctx context.Context, _ []floor) ([]*v1.Pod, []floor, int, error) {
 		pods, err := c.pods(ctx)
-		return pods, []floor{newFloor("", l, of, pods)}, err
+		return pods, []floor{newFloor("", l, of, pods)}, l.n, err
 	}
 }
 
@@ -742,7 +742,9 @@ func TestRolloutWaitsForTheFloor(t *testing.T) {
 						t.Fatal(err)
 					}
 					r.floors = tg.workloadFloors()
-					r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) { return tg.current(ctx, c, o) }
+					r.census = func(ctx context.Context, budgets []floor) ([]*v1.Pod, []floor, int, error) {
+						return tg.current(ctx, c, o, "", budgets)
+					}
 					r.waitTimeout = time.Minute
 					p := newProvings("a", "b", "c")
 					r.prove = p.prove
@@ -1042,7 +1044,9 @@ func TestRolloutBatchesGrowForEachWorkload(t *testing.T) {
 					t.Fatal(err)
 				}
 				r.floors, r.maxBatch = tg.workloadFloors(), tc.maxBatch
-				r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) { return tg.current(ctx, c, o) }
+				r.census = func(ctx context.Context, budgets []floor) ([]*v1.Pod, []floor, int, error) {
+					return tg.current(ctx, c, o, "", budgets)
+				}
 				var names []string
 				for _, pod := range pods {
 					names = append(names, pod.Name)
@@ -1081,7 +1085,9 @@ func TestRolloutRelaxationKeepsToEachWorkloadsLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.floors = tg.workloadFloors()
-		r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) { return tg.current(ctx, c, o) }
+		r.census = func(ctx context.Context, budgets []floor) ([]*v1.Pod, []floor, int, error) {
+			return tg.current(ctx, c, o, "", budgets)
+		}
 		p := newProvings(names...)
 		r.prove = p.prove
 		errc := make(chan error)
@@ -1113,7 +1119,9 @@ func TestRolloutKeepsEachWorkloadsFloor(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.floors = tg.workloadFloors()
-		r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) { return tg.current(ctx, c, o) }
+		r.census = func(ctx context.Context, budgets []floor) ([]*v1.Pod, []floor, int, error) {
+			return tg.current(ctx, c, o, "", budgets)
+		}
 		p := newProvings("api-a", "web-a", "web-b", "web-c", "web-d")
 		r.prove = p.prove
 		errc := make(chan error)
@@ -1139,6 +1147,200 @@ func TestRolloutKeepsEachWorkloadsFloor(t *testing.T) {
 		}
 		time.Sleep(floorPoll)
 		p.passBatches(t, errc, errOut, []string{"api-a"})
+	})
+}
+
+// scaleTo sets the replicas of deployment.apps/NAME, as the owners read
+// it, as an autoscaler does.
+func scaleTo(ctx context.Context, o *owners, name string, replicas int64) error {
+	deployments := o.dynamic.Resource(appsv1.SchemeGroupVersion.WithResource("deployments")).Namespace("ns")
+	d, err := deployments.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if err := unstructured.SetNestedField(d.Object, replicas, "spec", "replicas"); err != nil {
+		return err
+	}
+	_, err = deployments.Update(ctx, d, metav1.UpdateOptions{})
+	return err
+}
+
+// A workload's floor follows the workload as the census reads it again
+// before each batch: its replicas, and its limit, as they are now, not as
+// the run began. Here an autoscaler scales deployment.apps/web from 8
+// replicas, of which 2 may be out of readiness, to 4, of which 1 may,
+// while the canary web-a is proven, and web-d is not Ready: the run waits
+// for web-d, with 3 of the 4 Pods Ready, and takes web-b once it is
+// Ready, rather than wait for 6 Ready Pods of 4, and stop after
+// --wait-timeout.
+func TestRolloutFollowsAWorkloadScaledDown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		deployment, rs, pods := deploymentOf("web", 8, intstr.FromString("25%"), []string{"a", "b", "c", "d", "e", "f", "g", "h"})
+		o, _ := newTestOwners(t, deployment, rs)
+		c := newCluster(pods...)
+		tg, err := resolveTargets(context.Background(), apiOf{c}, c, o, "ns", []string{"web-a", "web-b", "web-c"}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _, errOut := newRunner(c, moveLiveness)
+		if r.largest, err = tg.chooseLimits("", nil); err != nil {
+			t.Fatal(err)
+		}
+		r.floors = tg.workloadFloors()
+		r.census = func(ctx context.Context, budgets []floor) ([]*v1.Pod, []floor, int, error) {
+			return tg.current(ctx, c, o, "", budgets)
+		}
+		r.waitTimeout = time.Minute
+		p := newProvings("web-a", "web-b", "web-c")
+		r.prove = p.prove
+		errc := make(chan error)
+		go func() { errc <- r.run(context.Background(), tg) }()
+		if got := p.inFlight(); !slices.Equal(got, []string{"web-a"}) {
+			t.Fatalf("in flight %v, want the canary web-a\n%s", got, errOut)
+		}
+		setReady := func(name string, ready v1.ConditionStatus) {
+			pod, err := c.CoreV1().Pods("ns").Get(context.Background(), name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pod.Status.Conditions = []v1.PodCondition{{Type: v1.PodReady, Status: ready}}
+			if _, err := c.CoreV1().Pods("ns").UpdateStatus(context.Background(), pod, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := scaleTo(context.Background(), o, "web", 4); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"web-e", "web-f", "web-g", "web-h"} {
+			if err := c.CoreV1().Pods("ns").Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		setReady("web-d", v1.ConditionFalse)
+		p.results["web-a"] <- nil
+		if got := p.inFlight(); len(got) > 0 {
+			t.Fatalf("in flight %v while web-d is not Ready\n%s", got, errOut)
+		}
+		waiting := "batches: waiting for Pods to turn Ready before the next batch: deployment.apps/web: 3 of 4 Pods Ready, and at least 3 must stay Ready (maxUnavailable 25% of deployment.apps/web's 4 replicas)\n"
+		if !strings.Contains(errOut.String(), waiting) {
+			t.Errorf("printed\n%s\nwant in it\n%s", errOut, waiting)
+		}
+		setReady("web-d", v1.ConditionTrue)
+		time.Sleep(floorPoll)
+		p.passBatches(t, errc, errOut, []string{"web-b"}, []string{"web-c"})
+	})
+}
+
+// A workload scaled up mid-run keeps to its limit as it is now. Here
+// deployment.apps/web asks for 4 replicas, of which 1 may be out of
+// readiness, and the change keeps each Pod that it changes out of
+// readiness; as web-a changes, an autoscaler scales web to 8 replicas, of
+// which 2 may be. With --wait=none, the run changes web-a and web-b, then
+// waits for them to turn Ready, for --wait-timeout, and stops: the floor
+// of 4 replicas, 3 Ready Pods, would have let it take all 4 of its Pods
+// out. The batches line still says the limit as the run began.
+func TestRunFollowsAWorkloadScaledUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		deployment, rs, pods := deploymentOf("web", 4, intstr.FromString("25%"), []string{"a", "b", "c", "d"})
+		_, _, added := deploymentOf("web", 8, intstr.FromString("25%"), []string{"e", "f", "g", "h"})
+		o, _ := newTestOwners(t, deployment, rs)
+		c := newCluster(pods...)
+		podsResource := v1.SchemeGroupVersion.WithResource("pods")
+		scaled := false
+		c.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+			patch := action.(k8stesting.PatchActionImpl)
+			if len(patch.PatchOptions.DryRun) > 0 {
+				return false, nil, nil
+			}
+			obj, err := c.Tracker().Get(podsResource, "ns", patch.Name)
+			if err != nil {
+				return true, nil, err
+			}
+			pod := obj.(*v1.Pod).DeepCopy()
+			pod.Status.Conditions = []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionFalse}}
+			if err := c.Tracker().Update(podsResource, pod, "ns"); err != nil {
+				return true, nil, err
+			}
+			if !scaled {
+				scaled = true
+				if err := scaleTo(context.Background(), o, "web", 8); err != nil {
+					return true, nil, err
+				}
+				for _, pod := range added {
+					if err := c.Tracker().Add(pod); err != nil {
+						return true, nil, err
+					}
+				}
+			}
+			return false, nil, nil
+		})
+		opts, errOut := runOptions(c, o)
+		opts.args = []string{"web-a", "web-b", "web-c", "web-d"}
+		start := time.Now()
+		err := opts.run(context.Background(), moveReadiness)
+		if got := exitStatus(err); got != exitStopped || time.Since(start) != time.Minute {
+			t.Errorf("exit status %d (%v) after %s, want %d after --wait-timeout, 1m\n%s", got, err, time.Since(start), exitStopped, errOut)
+		}
+		if _, patches := c.sent(); !slices.Equal(patches, []string{"web-a", "web-b"}) {
+			t.Errorf("patched %v, want web-a and web-b: 2 of the 8 replicas out of readiness\n%s", patches, errOut)
+		}
+		for _, want := range []string{
+			"batches: one Pod at a time: maxUnavailable 25% of deployment.apps/web's 4 replicas\n",
+			"batches: waiting for Pods to turn Ready before the next batch: deployment.apps/web: 6 of 8 Pods Ready, and at least 6 must stay Ready (maxUnavailable 25% of deployment.apps/web's 8 replicas)\n",
+		} {
+			if !strings.Contains(errOut.String(), want) {
+				t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+			}
+		}
+	})
+}
+
+// A workload's share of a batch keeps to its limit as last read, which an
+// autoscaler may lower after the share grew: here deployment.apps/web's 8
+// replicas may have 2 out of readiness, and its share grows to 2, then 4;
+// while b and c are proven, it is scaled to 6, of which 1 may be, and its
+// Pods then go one at a time, though the relaxation passes the floors.
+func TestRolloutRelaxationFollowsAWorkloadScaledDown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		deployment, rs, pods := deploymentOf("web", 8, intstr.FromString("25%"), []string{"a", "b", "c", "d", "e", "f", "g", "h"})
+		o, _ := newTestOwners(t, deployment, rs)
+		c := newCluster(pods...)
+		names := []string{"web-a", "web-b", "web-c", "web-d", "web-e", "web-f"}
+		tg, err := resolveTargets(context.Background(), apiOf{c}, c, o, "ns", names, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _, errOut := newRunner(c, relax)
+		if r.largest, err = tg.chooseLimits("", nil); err != nil {
+			t.Fatal(err)
+		}
+		r.floors = tg.workloadFloors()
+		r.census = func(ctx context.Context, budgets []floor) ([]*v1.Pod, []floor, int, error) {
+			return tg.current(ctx, c, o, "", budgets)
+		}
+		p := newProvings(names...)
+		r.prove = p.prove
+		errc := make(chan error)
+		go func() { errc <- r.run(context.Background(), tg) }()
+		for _, batch := range [][]string{{"web-a"}, {"web-b", "web-c"}} {
+			if got := p.inFlight(); !slices.Equal(got, batch) {
+				t.Fatalf("in flight %v, want the batch %v\n%s", got, batch, errOut)
+			}
+			if batch[0] == "web-b" {
+				if err := scaleTo(context.Background(), o, "web", 6); err != nil {
+					t.Fatal(err)
+				}
+				for _, name := range []string{"web-g", "web-h"} {
+					if err := c.CoreV1().Pods("ns").Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			for _, n := range batch {
+				p.results[n] <- nil
+			}
+		}
+		p.passBatches(t, errc, errOut, []string{"web-d"}, []string{"web-e"}, []string{"web-f"})
 	})
 }
 
@@ -1353,9 +1555,9 @@ func TestRolloutWaitNoneKeepsTheFloor(t *testing.T) {
 		r.waitTimeout = time.Minute
 		var reads atomic.Int32
 		census := r.census
-		r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) {
+		r.census = func(ctx context.Context, budgets []floor) ([]*v1.Pod, []floor, int, error) {
 			reads.Add(1)
-			return census(ctx)
+			return census(ctx, budgets)
 		}
 		errc := make(chan error)
 		go func() { errc <- r.run(context.Background(), &targets{pods: pods}) }()
@@ -1400,9 +1602,9 @@ func TestRolloutWaitNoneCountsItsOwnBatches(t *testing.T) {
 		r.waitTimeout = time.Minute
 		var reads atomic.Int32
 		census := r.census
-		r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) {
+		r.census = func(ctx context.Context, budgets []floor) ([]*v1.Pod, []floor, int, error) {
 			reads.Add(1)
-			return census(ctx)
+			return census(ctx, budgets)
 		}
 		if err := r.run(context.Background(), &targets{pods: pods}); err != nil {
 			t.Fatalf("run: %v\n%s", err, errOut)
@@ -1558,7 +1760,9 @@ func twoWorkloads(t *testing.T) (*cluster, *targets, *runner, *bytes.Buffer) {
 		t.Fatal(err)
 	}
 	r.floors = tg.workloadFloors()
-	r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) { return tg.current(ctx, c, o) }
+	r.census = func(ctx context.Context, budgets []floor) ([]*v1.Pod, []floor, int, error) {
+		return tg.current(ctx, c, o, "", budgets)
+	}
 	return c, tg, r, errOut
 }
 
@@ -1803,12 +2007,12 @@ func TestRolloutCensusTriedAgain(t *testing.T) {
 				r, _, errOut := newRunner(c, relax)
 				r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) { return "proven", nil }
 				census, failed := r.census, 0
-				r.census = func(ctx context.Context) ([]*v1.Pod, []floor, error) {
+				r.census = func(ctx context.Context, budgets []floor) ([]*v1.Pod, []floor, int, error) {
 					if failed < tc.fails {
 						failed++
-						return nil, nil, apierrors.NewTooManyRequests("the server is busy", 1)
+						return nil, nil, 0, apierrors.NewTooManyRequests("the server is busy", 1)
 					}
-					return census(ctx)
+					return census(ctx, budgets)
 				}
 				if err := r.run(context.Background(), &targets{pods: namedPods("a", "b")}); exitStatus(err) != tc.want {
 					t.Errorf("run: %v (exit status %d), want exit status %d\n%s", err, exitStatus(err), tc.want, errOut)

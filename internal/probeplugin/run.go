@@ -103,20 +103,22 @@ type runner struct {
 	// not none, in a dry run too).
 	nodes *nodeReadiness
 	waits bool
-	// largest is the largest limit of the run's workloads, each of which
-	// it takes no more of out of readiness at once (see nextBatch), nor
-	// more of in a batch (limitOf); maxBatch, when set, is the most Pods of
-	// a batch of all of them together.
+	// largest is the largest limit of the run's workloads, as last read,
+	// each of which it takes no more of out of readiness at once (see
+	// nextBatch), nor more of in a batch (limitOf); maxBatch, when set, is
+	// the most Pods of a batch of all of them together.
 	largest, maxBatch int
-	// census reads the Pods of the run and of their workloads as they are
-	// now, and the floors of those workloads, which count them, before a
-	// batch (see nextBatch); counted are the Pods as last read, at first as
-	// the run's targets were.
-	census  func(ctx context.Context) ([]*v1.Pod, []floor, error)
+	// census reads the Pods of the run and of their workloads, and the
+	// workloads, as they are now, before a batch (see nextBatch): it
+	// returns the Pods, the floors of those workloads, which count them,
+	// with their limits chosen again with the floors of the budgets just
+	// read, and the largest limit. counted are the Pods as last read, at
+	// first as the run's targets were.
+	census  func(ctx context.Context, budgets []floor) ([]*v1.Pod, []floor, int, error)
 	counted []*v1.Pod
 	// budgets, when set, reads the floors of the PodDisruptionBudgets that
-	// select the run's Pods again, with the census; floors are the floors
-	// of the workloads and of the budgets as last read.
+	// select the run's Pods again, before the census; floors are the
+	// floors of the workloads and of the budgets as last read.
 	budgets func(ctx context.Context) ([]floor, error)
 	floors  []floor
 	// prove, when set, proves each change (--wait=proven, and the first

@@ -140,18 +140,21 @@ var testRunTime = time.Date(2026, 12, 4, 10, 15, 2, 0, time.UTC)
 // one Pod at a time, and what it prints on standard output and error.
 func newRunner(c *cluster, ch change) (*runner, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
-	return &runner{
+	r := &runner{
 		patcher: &patcher{client: c, fieldManager: "kubectl-probe"},
 		change:  recorded{change: ch, run: testRun, time: testRunTime},
 		largest: 1,
-		census: func(ctx context.Context) ([]*v1.Pod, []floor, error) {
-			pods, err := c.pods(ctx)
-			return pods, nil, err
-		},
 		prober:  fakeProber{},
 		cmdline: &commandLine{targets: []string{"deployment/web"}, connection: []string{"-n", "ns"}, run: testRun},
 		report:  newTestReporter(&out, &errOut, "", "probes set"),
-	}, &out, &errOut
+	}
+	// The Pods belong to no workload: the largest limit is the one that
+	// the test sets.
+	r.census = func(ctx context.Context, _ []floor) ([]*v1.Pod, []floor, int, error) {
+		pods, err := c.pods(ctx)
+		return pods, nil, r.largest, err
+	}
+	return r, &out, &errOut
 }
 
 // newTestReporter returns the reporter of a run whose changes do

@@ -357,17 +357,14 @@ type workloadPods struct {
 	unread error
 }
 
-// newWorkloadFloor returns the workload with its floor, which counts the
-// Pods that it controls, but those terminating or finished, of its
-// replicas; a kind that does not say how many Pods it asks for asks for
-// those (a Job's done Pods do not count). Its limit is not known when its
-// Pods could not all be told, or it is of a kind that is not built in,
-// whose controller may keep a limit of its own (an Argo Rollout's
+// newWorkloadFloor returns the workload with its floor (count), which
+// counts the Pods that it controls. Its limit is not known when its Pods
+// could not all be told, or it is of a kind that is not built in, whose
+// controller may keep a limit of its own (an Argo Rollout's
 // maxUnavailable) where kubectl probe cannot read it.
 func newWorkloadFloor(workload *unstructured.Unstructured, read workloadPods) *workloadFloor {
-	name := nameOf(workload)
-	pods := slices.DeleteFunc(slices.Clone(read.pods), func(pod *v1.Pod) bool { return leaving(pod) != "" })
-	w := &workloadFloor{workload: workload, own: workloadLimit(name, workload), floor: newFloor(name, limit{}, replicasOf(workload, len(pods)), pods)}
+	w := &workloadFloor{}
+	w.count(workload, read.pods)
 	switch {
 	case read.unread != nil:
 		w.unknown = fmt.Sprintf("cannot tell whether some Pods are its: %v", read.unread)
@@ -375,6 +372,20 @@ func newWorkloadFloor(workload *unstructured.Unstructured, read workloadPods) *w
 		w.custom = true
 	}
 	return w
+}
+
+// count sets the workload, as read, its own limit (workloadLimit), and its
+// floor, which counts pods, the Pods that it controls, but those
+// terminating or finished, of its replicas; a kind that does not say how
+// many Pods it asks for asks for those (a Job's done Pods do not count).
+// The floor keeps the limit that chooseLimits chose last, until it chooses
+// again, and the workload that it is within.
+func (w *workloadFloor) count(workload *unstructured.Unstructured, pods []*v1.Pod) {
+	name := nameOf(workload)
+	pods = slices.DeleteFunc(slices.Clone(pods), func(pod *v1.Pod) bool { return leaving(pod) != "" })
+	f := newFloor(name, w.floor.limit, replicasOf(workload, len(pods)), pods)
+	f.within = w.floor.within
+	w.workload, w.own, w.floor = workload, workloadLimit(name, workload), f
 }
 
 // unknownFloor returns the floor of the run's Pods of a workload, name,
@@ -413,16 +424,20 @@ func (t *targets) workloadFloors() []floor {
 // workloads control now (those named, and those that the Pods named or
 // selected belong to), the Pods named that are still there, the Pods that
 // the selector selects now; each once, but for those terminating or
-// finished. It returns them, and the floors of the workloads, each
-// counting its Pods now, and the floor of the Pods that belong to none,
-// the other Pods named or selected.
-func (t *targets) current(ctx context.Context, client kubernetes.Interface, o *owners) ([]*v1.Pod, []floor, error) {
+// finished. It reads the workloads again too, since an autoscaler may
+// scale one during a run, and counts the floor of each one anew (count),
+// of its replicas now, and chooses their limits again (chooseLimits), with
+// --max-in-flight, flag, and the floors of the PodDisruptionBudgets as
+// just read, budgets: as the run began, but for the workloads as they are
+// now. It returns the Pods, and the floors of the workloads, each counting
+// its Pods now, and the floor of the Pods that belong to none, the other
+// Pods named or selected; and the largest limit.
+func (t *targets) current(ctx context.Context, client kubernetes.Interface, o *owners, flag string, budgets []floor) ([]*v1.Pod, []floor, int, error) {
 	pods := client.CoreV1().Pods(t.namespace)
 	var (
-		all    []*v1.Pod
-		floors []floor
-		alone  *workloadFloor
-		seen   = map[types.UID]bool{}
+		all   []*v1.Pod
+		alone *workloadFloor
+		seen  = map[types.UID]bool{}
 	)
 	// keep returns the Pods of read that are not counted yet, and counts
 	// them.
@@ -436,37 +451,40 @@ func (t *targets) current(ctx context.Context, client kubernetes.Interface, o *o
 		return read
 	}
 	for _, w := range t.floors {
-		var read []*v1.Pod
 		switch {
 		case w.named != nil:
+			var read []*v1.Pod
 			for _, name := range w.named {
 				pod, err := pods.Get(ctx, name, metav1.GetOptions{})
 				switch {
 				case apierrors.IsNotFound(err):
 				case err != nil:
-					return nil, nil, err
+					return nil, nil, 0, err
 				default:
 					read = append(read, pod)
 				}
 			}
+			w.floor = w.floor.recount(keep(read))
 		case w.workload == nil:
 			alone = w
-			continue
 		default:
-			controlled, _, err := o.podsOf(ctx, client, w.workload)
-			if err != nil {
-				return nil, nil, err
+			// A workload that cannot be read again keeps its replicas and
+			// its own limit as last read, rather than stop the run; so
+			// does one that is gone, whose Pods go with it.
+			if now, err := o.again(ctx, w.workload); err == nil && now != nil {
+				w.workload = now
 			}
-			read = controlled
+			read, _, err := o.podsOf(ctx, client, w.workload)
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			if w.floor.within == "" {
+				// The Pods of a workload under another are counted
+				// already: they count in its floor too.
+				read = keep(read)
+			}
+			w.count(w.workload, read)
 		}
-		f := w.floor
-		if f.within != "" {
-			// The Pods of a workload under another are counted already:
-			// they count in its floor too.
-			floors = append(floors, f.recount(slices.DeleteFunc(read, func(pod *v1.Pod) bool { return leaving(pod) != "" })))
-			continue
-		}
-		floors = append(floors, f.recount(keep(read)))
 	}
 	var others []*v1.Pod
 	for _, name := range t.named {
@@ -474,7 +492,7 @@ func (t *targets) current(ctx context.Context, client kubernetes.Interface, o *o
 		switch {
 		case apierrors.IsNotFound(err):
 		case err != nil:
-			return nil, nil, err
+			return nil, nil, 0, err
 		default:
 			others = append(others, pod)
 		}
@@ -482,7 +500,7 @@ func (t *targets) current(ctx context.Context, client kubernetes.Interface, o *o
 	if t.selector != "" {
 		list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: t.selector})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 		for i := range list.Items {
 			others = append(others, &list.Items[i])
@@ -490,7 +508,11 @@ func (t *targets) current(ctx context.Context, client kubernetes.Interface, o *o
 	}
 	others = keep(others)
 	if alone != nil {
-		floors = append(floors, alone.floor.recount(others))
+		alone.floor = alone.floor.recount(others)
 	}
-	return all, floors, nil
+	largest, err := t.chooseLimits(flag, budgets)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	return all, t.workloadFloors(), largest, nil
 }

@@ -593,9 +593,9 @@ func TestUnreadableOwnerLimitUnknown(t *testing.T) {
 		t.Errorf("with --max-in-flight=3: largest %d, %v; want 1", largest, err)
 	}
 	// The census reads its Pods again, by name.
-	all, floors, err := tg.current(context.Background(), c, o)
-	if err != nil || len(all) != 3 || len(floors) != 1 || floors[0].ready != 3 {
-		t.Errorf("census: %d Pods, floors %+v, %v; want the 3 Pods, Ready, in the workload's floor", len(all), floors, err)
+	all, floors, largest, err := tg.current(context.Background(), c, o, "3", nil)
+	if err != nil || len(all) != 3 || len(floors) != 1 || floors[0].ready != 3 || largest != 1 {
+		t.Errorf("census: %d Pods, floors %+v, largest %d, %v; want the 3 Pods, Ready, in the workload's floor, whose limit is 1", len(all), floors, largest, err)
 	}
 
 	// A run says so, and goes on.
@@ -613,6 +613,47 @@ func TestUnreadableOwnerLimitUnknown(t *testing.T) {
 	} {
 		if !strings.Contains(errOut.String(), want) {
 			t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+		}
+	}
+}
+
+// The census reads each workload again, its replicas and its limit as
+// they are now; one that it cannot read again keeps them as last read, as
+// does one that is gone, and the census goes on. Here deployment.apps/web
+// asks for 4 replicas, of which 1 may be out of readiness, and then for 8,
+// of which 2 may be, before the census reads it: the user may then not
+// read it, and then it is gone.
+func TestCensusReadsTheWorkloadsAgain(t *testing.T) {
+	deployment, rs, pods := deploymentOf("web", 4, intstr.FromString("25%"), []string{"a", "b", "c", "d"})
+	o, _ := newTestOwners(t, deployment, rs)
+	c := newCluster(pods...)
+	tg, err := resolveTargets(context.Background(), apiOf{c}, c, o, "ns", []string{"web-a"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if largest, err := tg.chooseLimits("", nil); err != nil || largest != 1 {
+		t.Fatalf("largest %d, %v; want 1", largest, err)
+	}
+	if err := scaleTo(context.Background(), o, "web", 8); err != nil {
+		t.Fatal(err)
+	}
+	var answer error
+	o.dynamic.(*dynamicfake.FakeDynamicClient).PrependReactor("get", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return answer != nil, nil, answer
+	})
+	for _, tc := range []struct {
+		name   string
+		answer error
+	}{
+		{"read again", nil},
+		{"forbidden", apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web", errors.New("not yours"))},
+		{"gone", apierrors.NewNotFound(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web")},
+	} {
+		answer = tc.answer
+		_, floors, largest, err := tg.current(context.Background(), c, o, "", nil)
+		want := limit{n: 2, why: "maxUnavailable 25% of deployment.apps/web's 8 replicas"}
+		if err != nil || len(floors) != 1 || floors[0].of != 8 || floors[0].limit != want || largest != 2 {
+			t.Errorf("%s: floors %+v, largest %d, %v; want deployment.apps/web's, of 8 replicas, limit %v", tc.name, floors, largest, err, want)
 		}
 	}
 }
