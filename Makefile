@@ -25,7 +25,7 @@ help: ## Show the targets and the settings.
 #: KUBE_TEST_ARGS   more go test arguments (-run TestX, -v) in make test, test-series, test-integration, test-e2e, test-node and measure-node; -fuzztime in make test-fuzz
 #: FOCUS            make test-upstream-e2e: the specs to run (a Ginkgo focus regexp)
 #: PARALLELISM      make test-node, make test-upstream-e2e: Ginkgo processes (default 6)
-#: API_PORT         make run, make node-up: the API server's port on 127.0.0.1 (default 6443)
+#: API_PORT         make run and every target that starts the node: the API server's port on 127.0.0.1 (default 6443)
 #: NODES            make run, make node-up, make test-node: 2 adds a second node, whose kubelet NODE2_GATE says; make test-node then runs the two-node tests only (default 1)
 #: NODE2_GATE       the second node's kubelet: base, the unpatched base release's (default); on or off, the patched one with MutableContainerProbes so
 #: KEP_RUN_MODE     make run: control-plane for etcd and the API server only, where a node cannot run

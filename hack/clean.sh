@@ -2,7 +2,8 @@
 # Removes _output/, unless the tree of a base holds work that is in no
 # series: uncommitted changes, commits that 'make patches' has not exported,
 # stashes, branches other than the one the series is exported from, or a git
-# am session. It names what it found and how to keep it. KEP_FORCE=1 removes
+# am session; or unless _output/ holds a git repository that is no base's
+# tree. It names what it found and how to keep it. KEP_FORCE=1 removes
 # _output/ all the same. What you wrote for make pr stays.
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
@@ -10,13 +11,26 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # shellcheck source=hack/lib/tree.sh
 source "${ROOT}/hack/lib/tree.sh"
 
-found=0
+found=0 trees=()
 for env in "${RELEASES}"/*/upstream.env; do
   base=$(basename "$(dirname "${env}")")
+  # shellcheck disable=SC2016 # KUBE_ROOT is the base's, in its own shell
+  trees+=("$(kep::tree::in_base "${base}" "" eval 'echo "${KUBE_ROOT}"')")
   lost=$(kep::tree::in_base "${base}" "" kep::tree::lost_work) || kep::log::error_exit "could not tell whether the ${base} tree holds work (above): refusing to remove _output/."
   if [[ -n "${lost}" ]]; then
     found=1
     printf '%s\n' "${lost}" >&2
+  fi
+done
+# A repository in _output/ that is no base's tree (the tree of a base that a
+# git pull removed, or a tree moved aside there) may hold work that the
+# checks above do not see.
+for git_dir in "${OUTPUT}"/*/.git; do
+  [[ -d "${git_dir}" ]] || continue
+  dir=$(dirname "${git_dir}")
+  if ! printf '%s\n' "${trees[@]}" | grep -qxF -- "${dir}"; then
+    found=1
+    echo "${dir#"${ROOT}/"} is a git repository that is no base's tree, and may hold work: move it out of _output/ to keep it." >&2
   fi
 done
 if ((found)); then

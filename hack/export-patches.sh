@@ -57,6 +57,12 @@ if ((${#current[@]})) && [[ "${KEP_FORCE:-0}" != 1 ]]; then
     printf '  %s\n' "${lost[@]}" >&2
     kep::log::error_exit "${SERIES}/ has ${#lost[@]} patches that ${TREE} never had (above), for example from a git pull: writing the series would drop them. Apply them to the tree first ('make checkout${MAKE_BASE}' if it holds no work of its own, or git am), or drop them with KEP_FORCE=1 make patches."
   fi
+  # A tree at its last sync holds nothing new: a series that differs from it
+  # changed since (a git pull of a teammate's fix, under the same subjects),
+  # and writing the tree's would undo that change.
+  if [[ "$(kep::tree::git rev-parse HEAD)" == "${synced}" ]] && ! diff -r -q "${tmp}" "${PATCHES}" --exclude='.*' >/dev/null 2>&1; then
+    kep::log::error_exit "${SERIES}/ changed since ${TREE} was last applied or exported, and the tree holds nothing new: writing the series would undo that change. 'make checkout${MAKE_BASE}' applies it; KEP_FORCE=1 make patches writes the tree's series over it."
+  fi
 fi
 
 # The series is replaced with Ctrl-C and TERM ignored: interrupted between

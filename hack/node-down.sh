@@ -114,7 +114,7 @@ main() {
   if ((failed)); then
     kep::log::error_exit "teardown left something behind (above)"
   fi
-  kep::log::status "node stopped; no process, mount, cgroup, network device or sysctl change left"
+  kep::log::status "node stopped; no process, mount, cgroup, network device, host path or sysctl change left"
 }
 
 main "$@"

@@ -124,6 +124,13 @@ state = "/run/containerd"
 [grpc]
   address = "/run/containerd/containerd.sock"
 
+# Under /var/lib, which is the node's own, not the host's /opt/containerd,
+# which these plugins would make, or read, by default.
+[plugins.'io.containerd.internal.v1.opt']
+  path = "/var/lib/containerd/opt"
+[plugins.'io.containerd.image-verifier.v1.bindir']
+  bin_dir = "/var/lib/containerd/image-verifier"
+
 [plugins.'io.containerd.cri.v1.images']
   snapshotter = "overlayfs"
   [plugins.'io.containerd.cri.v1.images'.pinned_images]
@@ -189,6 +196,9 @@ authentication:
 authorization:
   mode: AlwaysAllow
 resolvConf: /etc/resolv.conf
+# The node's own, not the host's /usr/libexec/kubernetes, which the kubelet
+# would make, and whose flexvolume drivers it would load, by default.
+volumePluginDir: /var/lib/kubelet/volume-plugins
 ${own}
 # The images are imported, never pulled: keep them whatever the disk usage,
 # and do not evict Pods for a host disk that is merely full-ish.

@@ -194,6 +194,16 @@ check "and keeps it" test "$(count_patches)" -eq $((n + 1))
 check "export drops it with KEP_FORCE=1" eval 'KEP_FORCE=1 export_patches'
 check "and only it" test "$(count_patches)" -eq "${n}"
 
+# A patch of the series changes under its subject, as with a git pull of a
+# teammate's fix, while the tree is at its last sync.
+kep::util::lines files series_files
+cp "${files[0]}" "${work}/pulled"
+sed -i '0,/^diff --git /s//A line of a teammate.\n\ndiff --git /' "${files[0]}"
+cp "${files[0]}" "${work}/pulled-changed"
+check "export refuses to undo a patch changed since the last sync" eval '! export_patches && said "changed since"'
+check "and keeps the change" cmp -s "${files[0]}" "${work}/pulled-changed"
+cp "${work}/pulled" "${files[0]}"
+
 # The last patch stops applying: it repeats the change of the one before.
 kep::util::lines files series_files
 last=${files[-1]}
@@ -240,6 +250,14 @@ check "the port check fails after the master series changed" eval '! port check 
 # where the gate's release does.
 messages() { for p in "${HARNESS_RELEASES}/1.38/patches/"*.patch; do sed -n '/^diff --git /q; /^Subject:/,$p' "${p}"; done; }
 messages >"${work}/messages"
+# A port by hand of a teammate's, pulled: the 1.38 tree is not the series.
+last138=$(find "${HARNESS_RELEASES}/1.38/patches" -name '*.patch' | sort | tail -n 1)
+cp "${last138}" "${work}/ported-by-hand"
+sed -i '0,/^diff --git /s//A line of a port by hand.\n\ndiff --git /' "${last138}"
+cp "${last138}" "${work}/ported-by-hand-changed"
+check "port refuses a tree that is not the series as it is now" eval '! port && said "is not" && said "make checkout BASE=1.38"'
+check "and writes nothing" cmp -s "${last138}" "${work}/ported-by-hand-changed"
+cp "${work}/ported-by-hand" "${last138}"
 check "port succeeds" port
 check "and carries the change into the 1.38 series" grep -q "^+carried by make port" "$(series_patch 1.38 0001)"
 check "and keeps the 1.38 series' own commit messages" eval 'messages | cmp -s "${work}/messages" -'
@@ -318,6 +336,12 @@ check "clean removes it all the same with KEP_FORCE=1" eval 'KEP_FORCE=1 clean &
 check "and removes _output/" test ! -e "${work}/output"
 rmdir "${t138}/.git/rebase-apply"
 new_output
+git init -q "${work}/output/moved-aside"
+git -C "${work}/output/moved-aside" commit -q --allow-empty -m "work in a tree moved aside"
+check "clean refuses while _output/ holds a repository that is no base's tree" \
+  eval '! clean && said "moved-aside is a git repository that is no base"'
+check "and removes nothing" test -d "${work}/output/moved-aside/.git"
+rm -rf "${work}/output/moved-aside"
 echo "A. Name" >"${work}/output/pr-identity"
 check "clean succeeds when no tree holds work (a branch with nothing new is none)" clean
 check "and removes _output/ but for what was written for make pr" \

@@ -121,7 +121,7 @@ kep::e2e::run() {
   kep::log::status "e2e specs (${name}); the output goes to ${E2E_DIR#"${ROOT}/"}/${name}.log"
   (
     cd "${E2E_DIR}"
-    "${E2E_DIR}/ginkgo" --procs "${PARALLELISM:-6}" --timeout 2h --no-color \
+    "${E2E_DIR}/ginkgo" --procs "${PARALLELISM:-6}" --timeout 2h --no-color --fail-on-empty \
       --focus "${focus}" --label-filter "${labels}" \
       --json-report "${name}.json" --junit-report "${name}.xml" --output-dir "${E2E_DIR}" \
       "${E2E_DIR}/e2e.test" -- --kubeconfig "${NODE_KUBECONFIG}" --repo-root "${KUBE_ROOT}"
@@ -174,7 +174,7 @@ kep::e2e::run_node() {
   printf 'os: Linux\n' >"${work}/system-spec.yaml"
   kep::log::status "node e2e specs (${name}); the output goes to ${E2E_DIR#"${ROOT}/"}/${name}.log"
   kep::node::exec env -C "${work}" HARNESS_NODE_INSIDE=1 PATH="${ROOT}/hack/internal/e2e-node-shims:${NODE_BIN}:${PATH}" \
-    "${E2E_DIR}/e2e_node.test" --ginkgo.focus "${focus}" --ginkgo.no-color --ginkgo.v \
+    "${E2E_DIR}/e2e_node.test" --ginkgo.focus "${focus}" --ginkgo.no-color --ginkgo.v --ginkgo.fail-on-empty \
     --host "https://${NODE_IP}:6443" --bearer-token "$(cut -d, -f1 "${NODE_CERTS}/tokens.csv")" \
     --start-services=false --prepull-images=false \
     --system-spec-file "${work}/system-spec.yaml" --container-runtime-endpoint unix:///run/containerd/containerd.sock \

@@ -241,11 +241,20 @@ kep::generated::regenerate() {
 # Its etcd takes a port that no listener's address contains, as upstream's
 # check (kube::etcd::validate) matches it: not 2379, which a host's own
 # etcd, or make run's on 23790, would hold.
+# Its scratch directory (TMP_DIR: certificates, keys, the API server's log),
+# which upstream's script does not remove, is removed here when it succeeds.
 kep::generated::openapi_spec() {
-  local port
+  local port tmp rc=0
   port=$(kep::generated::etcd_port) || kep::log::error_exit "no free port for etcd in 32379-32478"
-  env -u API_PORT ETCD_PORT="${port}" ${KUBE_BINARY_VERSION:+KUBE_APISERVER_SERVE_REMOVED_APIS_FOR_ONE_RELEASE=true} \
-    bash hack/update-openapi-spec.sh
+  tmp=$(mktemp -d)
+  env -u API_PORT ETCD_PORT="${port}" TMP_DIR="${tmp}" ${KUBE_BINARY_VERSION:+KUBE_APISERVER_SERVE_REMOVED_APIS_FOR_ONE_RELEASE=true} \
+    bash hack/update-openapi-spec.sh || rc=$?
+  if ((rc == 0)); then
+    rm -rf "${tmp}"
+  else
+    echo "!!! hack/update-openapi-spec.sh failed; its API server's log and files are in ${tmp}" >&2
+  fi
+  return "${rc}"
 }
 
 # kep::generated::etcd_port prints a port of 32379-32478 that no listening

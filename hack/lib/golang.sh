@@ -45,7 +45,8 @@ JUNIT_DIR="${OUTPUT}/junit"
 # kep::golang::gotest NAME [--verbose] ARGS... runs go test ARGS in the current
 # directory, printing what go test prints (go test -v's output with
 # --verbose), and writes JUNIT_DIR/NAME.xml, through gotestsum at the version
-# hack/tools/go.mod pins.
+# hack/tools/go.mod pins. A run of no test fails: go test passes a -run that
+# matches nothing.
 kep::golang::gotest() {
   local name=$1 format=standard-quiet gotestsum="${OUTPUT}/tools/${GOTOOLCHAIN}/gotestsum"
   shift
@@ -55,7 +56,11 @@ kep::golang::gotest() {
   fi
   go -C "${ROOT}/hack/tools" build -o "${gotestsum}" gotest.tools/gotestsum
   mkdir -p "${JUNIT_DIR}"
-  "${gotestsum}" --format "${format}" --junitfile "${JUNIT_DIR}/${name}.xml" -- "$@"
+  "${gotestsum}" --format "${format}" --junitfile "${JUNIT_DIR}/${name}.xml" -- "$@" || return
+  grep -q '<testcase ' "${JUNIT_DIR}/${name}.xml" || {
+    echo "!!! go test ran no test (${JUNIT_DIR#"${ROOT}/"}/${name}.xml): go test $*" >&2
+    return 1
+  }
 }
 
 # Integration test packages need etcd and run behind their own target.

@@ -42,6 +42,10 @@ MAKE_BASE=""
 # that another's node or tests run (.ci/run runs two bases' targets at once).
 BIN="${OUTPUT}/bin"
 [[ "${BASE}" == "${DEFAULT_BASE}" ]] || BIN="${BIN}/${BASE}"
+# kubectl's cache of what each API server serves, for every kubectl and
+# plugin that the harness and its tests run: the harness's own, not the
+# user's ~/.kube/cache, which clusters on ever new ports would fill.
+export KUBECACHEDIR="${OUTPUT}/kube-cache"
 # The etcd of this base, which pins its own release: each base keeps its own,
 # so that a target of one base never replaces the etcd that another's node or
 # tests run (.ci/run runs two bases' targets at once).

@@ -5,9 +5,10 @@
 # The node runs containerd, runc and the CNI bridge plugin from the Go module
 # proxy, and etcd, kube-apiserver, kube-controller-manager, kube-scheduler
 # and the kubelet from the patched tree (or, for the skew test, the base's).
-# Its files live under _output/node; on the host it makes only its cgroup
-# root (NODE_CGROUP_ROOT) and sets the kubelet's sysctls, which teardown
-# removes and restores.
+# Its files live under _output/node, and the paths its daemons would make on
+# the host by default under its own /var/lib; on the host it makes only its
+# cgroup root (NODE_CGROUP_ROOT) and sets the kubelet's sysctls, which
+# teardown removes and restores.
 
 # Sourced once, whatever sources it.
 [[ " ${HARNESS_SOURCED:-} " != *" node "* ]] || return 0
@@ -387,10 +388,21 @@ kep::node::mine() {
   '
 }
 
+# NODE_HOST_DEFAULT_PATHS are the host's paths that containerd and the kubelet
+# make by default, and that the node's configurations move under its own
+# /var/lib (hack/node-up.sh).
+NODE_HOST_DEFAULT_PATHS=(/opt/containerd /usr/libexec/kubernetes)
+
 # kep::node::host_snapshot prints what the node must leave as it found it: the
 # host's mount points and network devices that could be the node's
-# (kep::node::mine), its cgroup root, and the kubelet's sysctls.
+# (kep::node::mine), whether the host's NODE_HOST_DEFAULT_PATHS are there,
+# its cgroup root, and the kubelet's sysctls.
 kep::node::host_snapshot() {
+  local p
+  echo "# host paths"
+  for p in "${NODE_HOST_DEFAULT_PATHS[@]}"; do
+    if [[ -e "${p}" ]]; then echo "${p} is there"; else echo "${p} is not there"; fi
+  done
   echo "# mounts"
   awk '{print $5}' /proc/self/mountinfo | kep::node::mine | LC_ALL=C sort
   echo "# network devices"

@@ -96,8 +96,11 @@ func launchCluster(t *testing.T, tmp string, gate bool) (*cluster, *controlPlane
 	apiPort, etcdPort := freePorts(t), freePorts(t)
 	cmd := exec.Command(filepath.Join(root(t), "hack", "internal", "loopback-control-plane.sh"),
 		p.dir, fmt.Sprint(apiPort), fmt.Sprint(etcdPort), fmt.Sprint(gate))
-	// Its own process group, so that a kill reaches etcd and kube-apiserver.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group, so that a kill reaches etcd and kube-apiserver;
+	// and SIGTERM when this process dies without stopping it (Ctrl-C, which
+	// the group does not get, or go test's timeout), as upstream's node e2e
+	// suite gives the servers it starts (test/e2e_node/services).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	stderr, err := os.Create(filepath.Join(tmp, "control-plane.log"))
 	if err != nil {
 		return nil, nil, err
