@@ -22,13 +22,11 @@ import (
 // its Pods' containers running as last reported, though not Ready.
 type nodeReadiness struct {
 	client kubernetes.Interface
-	// unread is told, the first time only, that a node cannot be read.
-	unread func(error)
-	mu     sync.Mutex
-	why    map[string]string
-	warned bool
-	// forbidden is set once the user may not read Nodes: no node is read
-	// again.
+	// unread is told that the user may not read Nodes, the first time;
+	// forbidden is set then, and no node is read again.
+	unread    func(error)
+	mu        sync.Mutex
+	why       map[string]string
 	forbidden bool
 }
 
@@ -51,9 +49,9 @@ func (n *nodeReadiness) notReady(ctx context.Context, name string) string {
 	why := ""
 	node, err := n.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		n.forbidden = apierrors.IsForbidden(err)
-		if !n.warned && ctx.Err() == nil {
-			n.warned = true
+		// Another error, such as a timeout, leaves the node as Ready for
+		// this read only.
+		if n.forbidden = apierrors.IsForbidden(err); n.forbidden {
 			n.unread(err)
 		}
 	} else {

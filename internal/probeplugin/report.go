@@ -82,8 +82,8 @@ func (p *reporter) warnf(format string, args ...any) {
 	fmt.Fprintf(p.errOut, format, args...)
 }
 
-// nodesUnread warns that the Pods' nodes cannot be read, as a user who
-// may read a namespace's Pods and not the cluster's Nodes cannot.
+// nodesUnread warns that the user may not read the Pods' nodes, as a user
+// who may read a namespace's Pods and not the cluster's Nodes may not.
 func (p *reporter) nodesUnread(err error) {
 	p.warnf("warning: cannot read the Pods' nodes, so a Pod on a node that is not Ready is not skipped, and the run would wait on it until --wait-timeout: %v\n", err)
 }

@@ -122,7 +122,11 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		}
 		wg.Wait()
 		for _, pr := range batch {
-			proven[pr.workload] = proven[pr.workload] || pr.waited
+			// With --wait=applied, a Pod whose proof tested no new probe
+			// (provesAProbe) is no canary while a Pod of its workload
+			// left would test one.
+			canary := pr.waited && (r.applied == nil || provesAProbe(pr.pod, pr.stored, pr.container) || !testsAProbe(left, pr.workload))
+			proven[pr.workload] = proven[pr.workload] || canary
 		}
 		if i := slices.IndexFunc(batch, func(pr *podRun) bool { return pr.result == resultFailed }); i >= 0 {
 			failed = batch[i]
@@ -386,6 +390,14 @@ func (r *runner) nextBatch(ctx context.Context, left []*podRun, first bool, size
 	}
 }
 
+// testsAProbe says whether the proof of a Pod of the workload in left
+// would test a new probe (provesAProbe), as the Pods read it last.
+func testsAProbe(left []*podRun, workload string) bool {
+	return slices.ContainsFunc(left, func(pr *podRun) bool {
+		return pr.workload == workload && provesAProbe(pr.pod, pr.modified, pr.container)
+	})
+}
+
 // takeOut counts a Ready Pod out of each floor that counts it, and returns
 // nil; or, when that would take one of them below its least, leaves them as
 // they are, and returns that one (holding).
@@ -491,7 +503,7 @@ func (r *runner) one(ctx, proofs context.Context, pr *podRun, wait func(ctx cont
 		r.undo(ctx, pr)
 		return
 	}
-	pr.waited = proven != notOnANode && provesAProbe(res.read, res.stored, pr.container)
+	pr.waited = proven != notOnANode
 	r.report.proven(pr, proven)
 }
 
@@ -526,15 +538,29 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 // change relaxed them, the old ones sooner in a way (sooner), and the new
 // ones in none. Probes that are each sooner in a way of their own, such as
 // an old one that waits longer for an answer and allows fewer failures in a
-// row, are no relaxation: the old ones are put back. Nor is a change of the
-// readiness probe, as for relaxes, whatever it did to the others: a
-// readiness probe that failed keeps the Pod out of readiness, which the
-// undo is for.
+// row, are no relaxation: the old ones are put back. Nor is a change that
+// made the readiness probe stricter (readinessStricter), whatever it did to
+// the others: that probe may be what failed, and keeps the Pod out of
+// readiness, which the undo is for.
 func restartsSooner(was, now map[probeType]*v1.Probe, failed bool) string {
-	if !apiequality.Semantic.DeepEqual(was[readiness], now[readiness]) || sooner(now, was, failed) != "" {
+	if readinessStricter(was[readiness], now[readiness]) || sooner(now, was, failed) != "" {
 		return ""
 	}
 	return sooner(was, now, failed)
+}
+
+// readinessStricter says whether a readiness probe, was, changed to now may
+// take the container out of readiness sooner: a probe added, one with
+// another handler, or one sooner in a way (probeSooner). A probe removed,
+// or only relaxed, may not.
+func readinessStricter(was, now *v1.Probe) bool {
+	switch {
+	case now == nil:
+		return false
+	case was == nil, !apiequality.Semantic.DeepEqual(was.ProbeHandler, now.ProbeHandler):
+		return true
+	}
+	return probeSooner(now, was) != ""
 }
 
 // relaxes says whether the Pod's change only relaxes its liveness and

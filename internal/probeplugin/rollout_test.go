@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -1508,6 +1509,61 @@ func TestRolloutWaitAppliedCanaryTestsAProbe(t *testing.T) {
 	}
 	if !slices.Equal(sortedCopy(proven), []string{"a", "b"}) || !slices.Equal(sortedCopy(waited), []string{"c", "d", "e"}) {
 		t.Errorf("proven %v, waited on until applied %v; want a and b proven, c, d and e applied", proven, waited)
+	}
+}
+
+// A user who may not read Nodes is warned once, and the run asks for no
+// Node again before its batches.
+func TestRolloutNodesForbidden(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		names := []string{"a", "b", "c"}
+		pods := namedPods(names...)
+		for _, pod := range pods {
+			pod.Spec.NodeName = "n"
+		}
+		c := newCluster(pods...)
+		c.PrependReactor("get", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+			return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "nodes"}, "n", errors.New("not yours"))
+		})
+		r, _, errOut := newRunner(c, relax)
+		r.largest, r.nodes, r.waits = 2, newNodeReadiness(c, r.report.nodesUnread), true
+		p := newProvings(names...)
+		r.prove = p.prove
+		errc := make(chan error)
+		go func() { errc <- r.run(context.Background(), &targets{pods: pods}) }()
+		p.passBatches(t, errc, errOut, []string{"a"}, []string{"b", "c"})
+		gets := slices.DeleteFunc(c.Actions(), func(a k8stesting.Action) bool { return a.GetVerb() != "get" || a.GetResource().Resource != "nodes" })
+		if len(gets) != 1 {
+			t.Errorf("%d reads of Nodes, want 1", len(gets))
+		}
+		if n := strings.Count(errOut.String(), "warning: cannot read the Pods' nodes"); n != 1 {
+			t.Errorf("warned %d times, want once\n%s", n, errOut)
+		}
+	})
+}
+
+// A change whose proofs test no new probe, such as a disabled readiness
+// probe, still has its canary, and batches that double after it: with
+// --wait=proven, each Pod is proven all the same, and with --wait=applied,
+// no Pod after the first would test more.
+func TestRolloutChangeThatTestsNoProbe(t *testing.T) {
+	for _, applied := range []bool{false, true} {
+		t.Run(fmt.Sprintf("applied=%t", applied), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				names := []string{"a", "b", "c", "d", "e"}
+				c := newCluster(namedPods(names...)...)
+				r, _, errOut := newRunner(c, disableChange{types: []probeType{readiness}})
+				r.largest, r.report.yes = 2, true
+				p := newProvings(names...)
+				r.prove = p.prove
+				if applied {
+					r.applied = p.prove
+				}
+				errc := make(chan error)
+				go func() { errc <- r.run(context.Background(), &targets{pods: namedPods(names...)}) }()
+				p.passBatches(t, errc, errOut, []string{"a"}, []string{"b", "c"}, []string{"d", "e"})
+			})
+		})
 	}
 }
 

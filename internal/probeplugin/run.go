@@ -68,7 +68,7 @@ type podRun struct {
 	// answer to its patch was lost, and it could not be read again.
 	unknown bool
 	// waited is set for a Pod whose change was waited on to the end, on
-	// its node, and whose proof tests a new probe (provesAProbe).
+	// its node.
 	waited bool
 }
 

@@ -639,9 +639,9 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		// startup is the Pod's startup probe before the change, if any;
-		// liveness its liveness probe, 3×10s when nil.
-		startup, liveness *v1.Probe
-		change            change
+		// liveness and readiness its others, 3×10s when nil.
+		startup, liveness, readiness *v1.Probe
+		change                       change
 		// undone says whether the change is put back.
 		undone  bool
 		printed string
@@ -650,12 +650,18 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 		change:  setChange{types: []probeType{liveness}, settings: settings{failureThreshold: ptr.To[int32](6)}},
 		printed: "pod/web: not undone: its old probes would restart the container sooner than the new ones (the liveness probe: failureThreshold 3, the new one 6); to put it back anyway: kubectl probe undo pod/web -n ns --run " + testRun + "\n",
 	}, {
-		// The readiness probe, from 3 to 6 too, failed or not: a change of
-		// it is no relaxation, and is put back with the liveness probe.
-		name:    "liveness relaxed from 3 to 6, and the readiness probe changed",
+		// The readiness probe, from 10 to 6, is stricter, and may be what
+		// failed: it is put back, with the liveness probe.
+		name:      "liveness relaxed from 3 to 6, and readiness made stricter, from 10 to 6",
+		readiness: probe(10, 0),
+		change:    setChange{types: []probeType{liveness, readiness}, settings: settings{failureThreshold: ptr.To[int32](6)}},
+		undone:    true,
+		printed:   "pod/web: undone: its probes are as they were before\n",
+	}, {
+		// Both relaxed: the change is kept, as for the liveness probe alone.
+		name:    "liveness and readiness relaxed from 3 to 6",
 		change:  setChange{types: []probeType{liveness, readiness}, settings: settings{failureThreshold: ptr.To[int32](6)}},
-		undone:  true,
-		printed: "pod/web: undone: its probes are as they were before\n",
+		printed: "(the liveness probe: failureThreshold 3, the new one 6)",
 	}, {
 		name:    "liveness made stricter, from 3 to 1",
 		change:  setChange{types: []probeType{liveness}, settings: settings{failureThreshold: ptr.To[int32](1)}},
@@ -727,6 +733,9 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 			pod.Spec.Containers[0].StartupProbe = tc.startup
 			if tc.liveness != nil {
 				pod.Spec.Containers[0].LivenessProbe = tc.liveness
+			}
+			if tc.readiness != nil {
+				pod.Spec.Containers[0].ReadinessProbe = tc.readiness
 			}
 			want := pod.Spec.Containers[0].DeepCopy()
 			c := newCluster(pod)
