@@ -622,9 +622,8 @@ func newProof(before, stored *v1.Pod, container string, margin time.Duration, fu
 // provesAProbe says whether the proof of the change of before that stored
 // is tests a new probe on the container that runs: not when the change only
 // removed probes, or changed only the startup probe of a container that had
-// started, which runs it when it restarts. With --wait=applied, a Pod
-// whose proof does not is no canary of its workload while one whose proof
-// would is left.
+// started, which runs it when it restarts. With --wait=applied, the Pods
+// of a workload are proven until the proof of one of them does.
 func provesAProbe(before, stored *v1.Pod, container string) bool {
 	p, err := newProof(before, stored, container, 0, true)
 	if err != nil {

@@ -23,7 +23,8 @@ import (
 // (prove.go): a wrong probe reaches one Pod, and a right one is on every
 // Pod after a few failure windows. Each workload has its canary: until the
 // change of one of its Pods is proven, its Pods go one at a time, and are
-// proven with --wait=applied too; and its own share of each batch, which
+// proven with --wait=applied too, until the proof of one tests a new
+// probe (provesAProbe); and its own share of each batch, which
 // doubles with each batch that it is in, up to its limit, whatever the
 // other workloads of the run do. A change can take
 // a Pod out of readiness, so no batch takes the Ready Pods below a floor:
@@ -73,10 +74,12 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		stopped error
 		left    = todo
 		// proven holds the workloads that a Pod's proven change
-		// (podRun.waited) is the canary of: with --wait=applied, their
-		// Pods after it are waited on only until their kubelets applied
-		// theirs.
-		proven = map[string]bool{}
+		// (podRun.waited) is the canary of: their batches grow after it.
+		// tested holds those of which a Pod's proof tested a new probe
+		// (provesAProbe): with --wait=applied, their Pods after it are
+		// waited on only until their kubelets applied theirs, and those
+		// before it are proven, as with --wait=proven.
+		proven, tested = map[string]bool{}, map[string]bool{}
 	)
 	// sizes are how many Pods of each workload a batch takes, as asked:
 	// 1 at first, its canary.
@@ -109,7 +112,7 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 			// A canary is proven with --wait=applied too (with
 			// --wait=none, r.prove is nil: no Pod is).
 			wait := r.prove
-			if r.applied != nil && proven[pr.workload] {
+			if r.applied != nil && tested[pr.workload] {
 				wait = r.applied
 			}
 			wg.Go(func() {
@@ -122,11 +125,8 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		}
 		wg.Wait()
 		for _, pr := range batch {
-			// With --wait=applied, a Pod whose proof tested no new probe
-			// (provesAProbe) is no canary while a Pod of its workload
-			// left would test one.
-			canary := pr.waited && (r.applied == nil || provesAProbe(pr.pod, pr.stored, pr.container) || !testsAProbe(left, pr.workload))
-			proven[pr.workload] = proven[pr.workload] || canary
+			proven[pr.workload] = proven[pr.workload] || pr.waited
+			tested[pr.workload] = tested[pr.workload] || pr.waited && provesAProbe(pr.pod, pr.stored, pr.container)
 		}
 		if i := slices.IndexFunc(batch, func(pr *podRun) bool { return pr.result == resultFailed }); i >= 0 {
 			failed = batch[i]
@@ -390,14 +390,6 @@ func (r *runner) nextBatch(ctx context.Context, left []*podRun, first bool, size
 	}
 }
 
-// testsAProbe says whether the proof of a Pod of the workload in left
-// would test a new probe (provesAProbe), as the Pods read it last.
-func testsAProbe(left []*podRun, workload string) bool {
-	return slices.ContainsFunc(left, func(pr *podRun) bool {
-		return pr.workload == workload && provesAProbe(pr.pod, pr.modified, pr.container)
-	})
-}
-
 // takeOut counts a Ready Pod out of each floor that counts it, and returns
 // nil; or, when that would take one of them below its least, leaves them as
 // they are, and returns that one (holding).
@@ -550,8 +542,10 @@ func restartsSooner(was, now map[probeType]*v1.Probe, failed bool) string {
 }
 
 // readinessStricter says whether a readiness probe, was, changed to now may
-// take the container out of readiness sooner: a probe added, one with
-// another handler, or one sooner in a way (probeSooner). A probe removed,
+// keep the container out of readiness more: a probe added, one with another
+// handler, one that fails sooner in a way (probeSooner, but for its delay),
+// or one that holds a container that starts out of readiness longer (a
+// longer initialDelaySeconds, a higher successThreshold). A probe removed,
 // or only relaxed, may not.
 func readinessStricter(was, now *v1.Probe) bool {
 	switch {
@@ -560,7 +554,9 @@ func readinessStricter(was, now *v1.Probe) bool {
 	case was == nil, !apiequality.Semantic.DeepEqual(was.ProbeHandler, now.ProbeHandler):
 		return true
 	}
-	return probeSooner(now, was) != ""
+	o, n := withDefaults(was), withDefaults(now)
+	o.InitialDelaySeconds, n.InitialDelaySeconds = 0, 0
+	return probeSooner(&n, &o) != "" || now.InitialDelaySeconds > was.InitialDelaySeconds || max(now.SuccessThreshold, 1) > max(was.SuccessThreshold, 1)
 }
 
 // relaxes says whether the Pod's change only relaxes its liveness and

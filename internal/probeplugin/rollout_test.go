@@ -1474,10 +1474,11 @@ func TestRolloutWaitAppliedProvesUntilOneIs(t *testing.T) {
 	}
 }
 
-// With --wait=applied, a first Pod whose proof tests no new probe is no
-// canary: a startup probe added to a started container runs only when it
-// restarts, and the next Pod, crash-looping, which runs it at its next
-// start, goes alone too, and is proven.
+// With --wait=applied, the Pods are proven until the proof of one tests a
+// new probe: a startup probe added to a started container runs only when
+// it restarts, so the first Pod's proves nothing of it, and the next
+// batch's, crash-looping, which run it at their next start, are proven,
+// and the Pods after them only waited on until applied.
 func TestRolloutWaitAppliedCanaryTestsAProbe(t *testing.T) {
 	names := []string{"a", "b", "c", "d", "e"}
 	pods := namedPods(names...)
@@ -1507,39 +1508,51 @@ func TestRolloutWaitAppliedCanaryTestsAProbe(t *testing.T) {
 	if err := r.run(context.Background(), &targets{pods: pods}); err != nil {
 		t.Fatalf("run: %v\n%s", err, errOut)
 	}
-	if !slices.Equal(sortedCopy(proven), []string{"a", "b"}) || !slices.Equal(sortedCopy(waited), []string{"c", "d", "e"}) {
-		t.Errorf("proven %v, waited on until applied %v; want a and b proven, c, d and e applied", proven, waited)
+	if !slices.Equal(sortedCopy(proven), []string{"a", "b", "c"}) || !slices.Equal(sortedCopy(waited), []string{"d", "e"}) {
+		t.Errorf("proven %v, waited on until applied %v; want a, b and c proven, d and e applied", proven, waited)
 	}
 }
 
 // A user who may not read Nodes is warned once, and the run asks for no
-// Node again before its batches.
-func TestRolloutNodesForbidden(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		names := []string{"a", "b", "c"}
-		pods := namedPods(names...)
-		for _, pod := range pods {
-			pod.Spec.NodeName = "n"
-		}
-		c := newCluster(pods...)
-		c.PrependReactor("get", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
-			return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "nodes"}, "n", errors.New("not yours"))
+// Node again before its batches; another error, such as a timeout, is
+// warned of never, and the node is read again at the next batch.
+func TestRolloutNodesUnread(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		err          error
+		reads, warns int
+	}{
+		{name: "forbidden", err: apierrors.NewForbidden(schema.GroupResource{Resource: "nodes"}, "n", errors.New("not yours")), reads: 1, warns: 1},
+		{name: "a timeout", err: apierrors.NewTimeoutError("busy", 1), reads: 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				names := []string{"a", "b", "c"}
+				pods := namedPods(names...)
+				for _, pod := range pods {
+					pod.Spec.NodeName = "n"
+				}
+				c := newCluster(pods...)
+				c.PrependReactor("get", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+					return true, nil, tc.err
+				})
+				r, _, errOut := newRunner(c, relax)
+				r.largest, r.nodes, r.waits = 2, newNodeReadiness(c, r.report.nodesUnread), true
+				p := newProvings(names...)
+				r.prove = p.prove
+				errc := make(chan error)
+				go func() { errc <- r.run(context.Background(), &targets{pods: pods}) }()
+				p.passBatches(t, errc, errOut, []string{"a"}, []string{"b", "c"})
+				gets := slices.DeleteFunc(c.Actions(), func(a k8stesting.Action) bool { return a.GetVerb() != "get" || a.GetResource().Resource != "nodes" })
+				if len(gets) != tc.reads {
+					t.Errorf("%d reads of Nodes, want %d", len(gets), tc.reads)
+				}
+				if n := strings.Count(errOut.String(), "warning: cannot read the Pods' nodes"); n != tc.warns {
+					t.Errorf("warned %d times, want %d\n%s", n, tc.warns, errOut)
+				}
+			})
 		})
-		r, _, errOut := newRunner(c, relax)
-		r.largest, r.nodes, r.waits = 2, newNodeReadiness(c, r.report.nodesUnread), true
-		p := newProvings(names...)
-		r.prove = p.prove
-		errc := make(chan error)
-		go func() { errc <- r.run(context.Background(), &targets{pods: pods}) }()
-		p.passBatches(t, errc, errOut, []string{"a"}, []string{"b", "c"})
-		gets := slices.DeleteFunc(c.Actions(), func(a k8stesting.Action) bool { return a.GetVerb() != "get" || a.GetResource().Resource != "nodes" })
-		if len(gets) != 1 {
-			t.Errorf("%d reads of Nodes, want 1", len(gets))
-		}
-		if n := strings.Count(errOut.String(), "warning: cannot read the Pods' nodes"); n != 1 {
-			t.Errorf("warned %d times, want once\n%s", n, errOut)
-		}
-	})
+	}
 }
 
 // A change whose proofs test no new probe, such as a disabled readiness
