@@ -197,7 +197,8 @@ authorization:
   mode: AlwaysAllow
 resolvConf: /etc/resolv.conf
 # The node's own, not the host's /usr/libexec/kubernetes, which the kubelet
-# would make, and whose flexvolume drivers it would load, by default.
+# would make, and whose flexvolume drivers it would load, by default (the
+# controller manager's: hack/internal/node-init.sh).
 volumePluginDir: /var/lib/kubelet/volume-plugins
 ${own}
 # The images are imported, never pulled: keep them whatever the disk usage,

@@ -110,10 +110,12 @@ if [[ -n "${NODE_APISERVER2_GATE}" ]]; then
   start_node_component kube-apiserver-2 "${apiserver[@]}"
 fi
 
+# Its flexvolume directory is the node's own, under /var/lib, not the host's
+# /usr/libexec/kubernetes, which it would make by default.
 start_node_component kube-controller-manager "${NODE_KUBE_BIN}/kube-controller-manager" \
   --kubeconfig "${NODE_CONF}/admin.kubeconfig" --leader-elect=false --bind-address 127.0.0.1 \
   --service-account-private-key-file "${NODE_CERTS}/sa.key" --root-ca-file "${NODE_CERTS}/ca.crt" \
-  --use-service-account-credentials=false
+  --use-service-account-credentials=false --flex-volume-plugin-dir /var/lib/kube-controller-manager/volume-plugins
 
 start_node_component kube-scheduler "${NODE_KUBE_BIN}/kube-scheduler" \
   --kubeconfig "${NODE_CONF}/admin.kubeconfig" --leader-elect=false --bind-address 127.0.0.1

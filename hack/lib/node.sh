@@ -388,9 +388,9 @@ kep::node::mine() {
   '
 }
 
-# NODE_HOST_DEFAULT_PATHS are the host's paths that containerd and the kubelet
-# make by default, and that the node's configurations move under its own
-# /var/lib (hack/node-up.sh).
+# NODE_HOST_DEFAULT_PATHS are the host's paths that containerd, the kubelet and
+# the controller manager make by default, and that the node's configurations
+# move under its own /var/lib (hack/node-up.sh, hack/internal/node-init.sh).
 NODE_HOST_DEFAULT_PATHS=(/opt/containerd /usr/libexec/kubernetes)
 
 # kep::node::host_snapshot prints what the node must leave as it found it: the
