@@ -11,11 +11,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # shellcheck source=hack/lib/tree.sh
 source "${ROOT}/hack/lib/tree.sh"
 
-found=0 trees=()
+found=0 trees=() tree=""
 for env in "${RELEASES}"/*/upstream.env; do
   base=$(basename "$(dirname "${env}")")
+  # The base's tree, and the scratch tree that make checkout makes it in.
   # shellcheck disable=SC2016 # KUBE_ROOT is the base's, in its own shell
-  trees+=("$(kep::tree::in_base "${base}" "" eval 'echo "${KUBE_ROOT}"')")
+  tree=$(kep::tree::in_base "${base}" "" eval 'echo "${KUBE_ROOT}"')
+  trees+=("${tree}" "${tree}.tmp")
   lost=$(kep::tree::in_base "${base}" "" kep::tree::lost_work) || kep::log::error_exit "could not tell whether the ${base} tree holds work (above): refusing to remove _output/."
   if [[ -n "${lost}" ]]; then
     found=1

@@ -57,10 +57,11 @@ if ((${#current[@]})) && [[ "${KEP_FORCE:-0}" != 1 ]]; then
     printf '  %s\n' "${lost[@]}" >&2
     kep::log::error_exit "${SERIES}/ has ${#lost[@]} patches that ${TREE} never had (above), for example from a git pull: writing the series would drop them. Apply them to the tree first ('make checkout${MAKE_BASE}' if it holds no work of its own, or git am), or drop them with KEP_FORCE=1 make patches."
   fi
-  # A tree at its last sync holds nothing new: a series that differs from it
-  # changed since (a git pull of a teammate's fix, under the same subjects),
-  # and writing the tree's would undo that change.
-  if [[ "$(kep::tree::git rev-parse HEAD)" == "${synced}" ]] && ! diff -r -q "${tmp}" "${PATCHES}" --exclude='.*' >/dev/null 2>&1; then
+  # A tree at its last sync holds nothing new: a series that changed since
+  # (a git pull of a teammate's fix, under the same subjects) is not the
+  # tree's to undo. One that did not, but that make patches writes another
+  # way (a patch by someone else), it writes.
+  if [[ "$(kep::tree::git rev-parse HEAD)" == "${synced}" ]] && kep::tree::series_changed; then
     kep::log::error_exit "${SERIES}/ changed since ${TREE} was last applied or exported, and the tree holds nothing new: writing the series would undo that change. 'make checkout${MAKE_BASE}' applies it; KEP_FORCE=1 make patches writes the tree's series over it."
   fi
 fi
@@ -88,5 +89,5 @@ if kep::tree::git log --format='%an <%ae>' "$(kep::tree::base_commit)..HEAD" | g
   [[ -z "${branch}" ]] || kep::tree::git checkout -q -B "${branch}"
   kep::log::status "${TREE}: its commits applied again from ${SERIES}/, by ${author}"
 fi
-kep::tree::git update-ref "${SYNCED_REF}" HEAD
+kep::tree::mark_synced
 kep::log::status "exported $(kep::tree::patch_files | wc -l) patches to ${SERIES}/"

@@ -102,11 +102,22 @@ main() {
         kep::log::status "${name} is ${now}, neither what it was before the node (${before}) nor what its kubelet sets: another process changed it; left as it is"
       fi
     done < <(sed -n '/^# sysctls$/,$p' "${NODE_DIR}/host.before" | sed 1d)
-    # The sysctls are checked above.
-    if ! diff -u <(sed '/^# sysctls$/,$d' "${NODE_DIR}/host.before") <(kep::node::host_snapshot | sed '/^# sysctls$/,$d') >"${NODE_DIR}/host.diff"; then
+    # The sysctls are checked above. A snapshot that an older harness took,
+    # without the host's paths, is compared without them.
+    local now paths
+    now=$(kep::node::host_snapshot | sed '/^# sysctls$/,$d')
+    grep -qx '# host paths' "${NODE_DIR}/host.before" || now=$(sed '/^# host paths$/,/^# mounts$/{/^# mounts$/!d;}' <<<"${now}")
+    if ! diff -u <(sed '/^# sysctls$/,$d' "${NODE_DIR}/host.before") - <<<"${now}" >"${NODE_DIR}/host.diff"; then
       echo "the host differs from before the node started:"
       cat "${NODE_DIR}/host.diff"
       failed=1
+      # A host path that appeared is not teardown's to remove, nor to fail
+      # on again: the next teardown compares with it as it is now, so that
+      # it does not hold every node target back.
+      paths=$(sed -n '/^# host paths$/,/^# mounts$/{/^#/!p;}' <<<"${now}")
+      awk -v paths="${paths}" '/^# host paths$/ { print; if (paths != "") print paths; skip = 1; next } /^# mounts$/ { skip = 0 } !skip' \
+        "${NODE_DIR}/host.before" >"${NODE_DIR}/host.before.new"
+      mv "${NODE_DIR}/host.before.new" "${NODE_DIR}/host.before"
     else
       rm -f "${NODE_DIR}/host.before" "${NODE_DIR}/host.diff"
     fi

@@ -41,6 +41,12 @@ if [[ -n "${work}" ]]; then
   printf '%s\n' "${work}" >&2
   kep::log::error_exit "${TREE} holds work that is not in ${SERIES}/. Run 'make patches BASE=${BASE}' first."
 fi
+# The port carries the change onto the tree's commits, and writes them over
+# the series: the series must not have changed since the tree was applied
+# (a teammate's port by hand, pulled).
+if kep::tree::series_changed; then
+  kep::log::error_exit "${SERIES}/ changed since ${TREE} was applied (a git pull, say), and a port would write the tree's over it. Run 'make checkout BASE=${BASE}' first."
+fi
 
 origin_dir=$(kep::tree::release_patches "${PORT_FROM}")
 origin_series=${origin_dir#"${ROOT}/"}
@@ -88,15 +94,6 @@ if [[ "${old}" == "${new}" ]]; then
   kep::log::status "${SERIES}/ is ported from ${origin_series}/ as it is; nothing to do"
   exit 0
 fi
-# The port carries the change onto the tree's commits, and writes them over
-# the series: they must be the series as it is now, which a git pull may
-# have changed since the tree was applied (a teammate's port by hand).
-exported=0
-kep::tree::is_exported || exported=$?
-case ${exported} in
-  1) kep::log::error_exit "${TREE} is not ${SERIES}/ as it is now: the series changed since the tree was applied (a git pull, say), and a port would write the tree's over it. Run 'make checkout BASE=${BASE}' first." ;;
-  2) kep::log::error_exit "${TREE} could not be compared with ${SERIES}/ (above); nothing was written." ;;
-esac
 if [[ -z "${old}" ]] || ! git -C "${ROOT}" cat-file -e "${old}^{tree}" 2>/dev/null; then
   kep::log::error_exit "releases/${BASE}/ported-from is missing or names a tree (${old:-none}) that is not in this clone's history. Fetch the full history (git fetch --unshallow); after a port by hand, 'BASE=${BASE} hack/port.sh record' records it."
 fi

@@ -70,6 +70,7 @@ DISCLOSURE=$(<"${disclosure}")
 kep::tree::ensure_checkout
 work=$(kep::tree::unexported_work)
 [[ -z "${work}" ]] || kep::log::error_exit "${TREE} holds work that is not in ${SERIES}/: run 'make patches BASE=${BASE}' first, so that the pull requests are the series."
+! kep::tree::series_changed || kep::log::error_exit "${SERIES}/ changed since ${TREE} was applied (a git pull, say): run 'make checkout BASE=${BASE}' first, so that the pull requests are the series."
 
 # The series' commits, in order.
 commits=()

@@ -203,6 +203,12 @@ cp "${files[0]}" "${work}/pulled-changed"
 check "export refuses to undo a patch changed since the last sync" eval '! export_patches && said "changed since"'
 check "and keeps the change" cmp -s "${files[0]}" "${work}/pulled-changed"
 cp "${work}/pulled" "${files[0]}"
+# A patch by someone else, pulled and applied: make patches writes it with
+# the maintainers as its author, though the series then differs from it.
+sed -i '0,/^From: .*/s//From: A. Teammate <teammate@example.invalid>/' "${files[0]}"
+checkout
+check "export of a pulled patch by someone else, once applied, succeeds" export_patches
+check "and writes the maintainers as its author" cmp -s "${files[0]}" "${work}/pulled"
 
 # The last patch stops applying: it repeats the change of the one before.
 kep::util::lines files series_files
@@ -255,7 +261,7 @@ last138=$(find "${HARNESS_RELEASES}/1.38/patches" -name '*.patch' | sort | tail 
 cp "${last138}" "${work}/ported-by-hand"
 sed -i '0,/^diff --git /s//A line of a port by hand.\n\ndiff --git /' "${last138}"
 cp "${last138}" "${work}/ported-by-hand-changed"
-check "port refuses a tree that is not the series as it is now" eval '! port && said "is not" && said "make checkout BASE=1.38"'
+check "port refuses a series changed since its tree was applied" eval '! port && said "changed since" && said "make checkout BASE=1.38"'
 check "and writes nothing" cmp -s "${last138}" "${work}/ported-by-hand-changed"
 cp "${work}/ported-by-hand" "${last138}"
 check "port succeeds" port

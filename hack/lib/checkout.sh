@@ -161,7 +161,7 @@ kep::checkout::apply_series() {
     # resolve or abort; nothing is reset.
     kep::tree::git am -q --committer-date-is-author-date "${files[@]}" || kep::tree::am_in_progress_error
   fi
-  kep::tree::git update-ref "${SYNCED_REF}" HEAD
+  kep::tree::mark_synced
 }
 
 # kep::checkout::tree is make checkout: it makes KUBE_ROOT the base of
@@ -181,7 +181,7 @@ kep::checkout::tree() {
   ! kep::tree::am_in_progress || kep::tree::am_in_progress_error
 
   if [[ -z "$(kep::tree::git status --porcelain --untracked-files=normal)" ]] && kep::tree::is_exported; then
-    kep::tree::git update-ref "${SYNCED_REF}" HEAD
+    kep::tree::mark_synced
     kep::log::status "${TREE} is up to date with ${SERIES}/"
     return
   fi

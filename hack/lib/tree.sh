@@ -315,6 +315,23 @@ kep::tree::release_var() (
   echo "${!2:-}"
 )
 
+# kep::tree::mark_synced records that HEAD of _output/kubernetes is what the
+# series makes (SYNCED_REF), and the series as it is now (its git tree, in
+# the tree's git config), which a git pull may change later.
+kep::tree::mark_synced() {
+  kep::tree::git update-ref "${SYNCED_REF}" HEAD
+  kep::tree::git config kep.syncedseries "$(kep::tree::series_tree "${PATCHES}")"
+}
+
+# kep::tree::series_changed succeeds when the series is not what it was at
+# the tree's last sync (kep::tree::mark_synced): a git pull changed it. It
+# fails when it is, or when that was not recorded.
+kep::tree::series_changed() {
+  local synced
+  synced=$(kep::tree::git config kep.syncedseries) || return 1
+  [[ "$(kep::tree::series_tree "${PATCHES}")" != "${synced}" ]]
+}
+
 # kep::tree::series_tree DIR prints the git tree of the files in DIR, committed or not,
 # and stores it in the project's repository. It runs in a subshell, whose trap
 # removes its scratch index on every path.
