@@ -129,7 +129,11 @@ func table(w io.Writer, dir string, configs, specs []string, results map[string]
 			fmt.Fprintln(w, r)
 		}
 	}
-	if code != 0 {
+	if len(specs) == 0 {
+		// A focus that matches no spec, say.
+		code = 1
+		fmt.Fprintln(w, "\nFAIL: no spec ran in any configuration.")
+	} else if code != 0 {
 		fmt.Fprintln(w, "\nFAIL: a configuration has no report, or the patched node fails a spec that the base passes.")
 	}
 	return code

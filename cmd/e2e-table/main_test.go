@@ -97,6 +97,15 @@ func TestTable(t *testing.T) {
 			absent: []string{"later"},
 		},
 		{
+			name: "no spec ran anywhere, as with a focus that matches none",
+			reports: map[string]map[string]types.SpecState{
+				"on":   {"a": types.SpecStateSkipped},
+				"base": {"a": types.SpecStateSkipped},
+			},
+			wantCode: 1,
+			want:     []string{"FAIL: no spec ran in any configuration."},
+		},
+		{
 			name: "a configuration without a report",
 			reports: map[string]map[string]types.SpecState{
 				"on": {"a": types.SpecStatePassed},
