@@ -619,22 +619,26 @@ func newProof(before, stored *v1.Pod, container string, margin time.Duration, fu
 	return p, nil
 }
 
-// provesAProbe says whether the proof of the change of before that stored
-// is tests a new probe on the container that runs: not when the change only
-// removed probes, or changed only the startup probe of a container that had
-// started, which runs it when it restarts. With --wait=applied, the Pods
-// of a workload are proven until the proof of one of them does.
-func provesAProbe(before, stored *v1.Pod, container string) bool {
-	p, err := newProof(before, stored, container, 0, true)
+// testedProbes returns the new probes that the proof of the change of
+// before that stored tests on the container that runs, the container as
+// before has it: none when the change only removed probes, and not the
+// startup probe of a container that had started, which runs it when it
+// restarts. With --wait=applied, the Pods of a workload are proven until
+// each of these was, on one of them.
+func testedProbes(before, stored *v1.Pod, container string) []probeType {
+	changed := *stored
+	changed.Status = before.Status
+	p, err := newProof(before, &changed, container, 0, true)
 	if err != nil {
-		return false
+		return nil
 	}
-	for t := range p.probes {
-		if t != startup || !p.startedAtChange {
-			return true
+	var types []probeType
+	for _, t := range probeTypes {
+		if p.probes[t] != nil && (t != startup || !p.startedAtChange) {
+			types = append(types, t)
 		}
 	}
-	return false
+	return types
 }
 
 // soonestKill is how long after a change of the probes was, to the new

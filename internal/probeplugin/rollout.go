@@ -24,7 +24,7 @@ import (
 // Pod after a few failure windows. Each workload has its canary: until the
 // change of one of its Pods is proven, its Pods go one at a time, and are
 // proven with --wait=applied too, until the proof of one tests a new
-// probe (provesAProbe); and its own share of each batch, which
+// probe that it changes (testedProbes); and its own share of each batch, which
 // doubles with each batch that it is in, up to its limit, whatever the
 // other workloads of the run do. A change can take
 // a Pod out of readiness, so no batch takes the Ready Pods below a floor:
@@ -75,11 +75,13 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		left    = todo
 		// proven holds the workloads that a Pod's proven change
 		// (podRun.waited) is the canary of: their batches grow after it.
-		// tested holds those of which a Pod's proof tested a new probe
-		// (provesAProbe): with --wait=applied, their Pods after it are
-		// waited on only until their kubelets applied theirs, and those
-		// before it are proven, as with --wait=proven.
-		proven, tested = map[string]bool{}, map[string]bool{}
+		// tested holds, of each workload, the new probes that a Pod's
+		// proof tested (testedProbes): with --wait=applied, a Pod after
+		// its canary whose proof would test none other is waited on only
+		// until its kubelet applied the change, and another is proven, as
+		// with --wait=proven.
+		proven = map[string]bool{}
+		tested = map[string]map[probeType]bool{}
 	)
 	// sizes are how many Pods of each workload a batch takes, as asked:
 	// 1 at first, its canary.
@@ -108,12 +110,15 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		}
 		left = slices.DeleteFunc(left, func(pr *podRun) bool { return slices.Contains(batch, pr) })
 		var wg sync.WaitGroup
+		// applied holds the Pods of the batch that are waited on only
+		// until their kubelets applied the change.
+		applied := map[*podRun]bool{}
 		for _, pr := range batch {
 			// A canary is proven with --wait=applied too (with
 			// --wait=none, r.prove is nil: no Pod is).
 			wait := r.prove
-			if r.applied != nil && tested[pr.workload] {
-				wait = r.applied
+			if r.applied != nil && proven[pr.workload] && !slices.ContainsFunc(testedProbes(pr.pod, pr.modified, pr.container), func(t probeType) bool { return !tested[pr.workload][t] }) {
+				wait, applied[pr] = r.applied, true
 			}
 			wg.Go(func() {
 				r.one(work, proofs, pr, wait)
@@ -125,8 +130,17 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		}
 		wg.Wait()
 		for _, pr := range batch {
-			proven[pr.workload] = proven[pr.workload] || pr.waited
-			tested[pr.workload] = tested[pr.workload] || pr.waited && provesAProbe(pr.pod, pr.stored, pr.container)
+			w := pr.workload
+			proven[w] = proven[w] || pr.waited
+			if r.applied == nil || !pr.waited || applied[pr] {
+				continue
+			}
+			if tested[w] == nil {
+				tested[w] = map[probeType]bool{}
+			}
+			for _, t := range testedProbes(pr.pod, pr.stored, pr.container) {
+				tested[w][t] = true
+			}
 		}
 		if i := slices.IndexFunc(batch, func(pr *podRun) bool { return pr.result == resultFailed }); i >= 0 {
 			failed = batch[i]
@@ -543,10 +557,11 @@ func restartsSooner(was, now map[probeType]*v1.Probe, failed bool) string {
 
 // readinessStricter says whether a readiness probe, was, changed to now may
 // keep the container out of readiness more: a probe added, one with another
-// handler, one that fails sooner in a way (probeSooner, but for its delay),
-// or one that holds a container that starts out of readiness longer (a
-// longer initialDelaySeconds, a higher successThreshold). A probe removed,
-// or only relaxed, may not.
+// handler, one that fails sooner (a lower failureThreshold, a shorter
+// timeoutSeconds or periodSeconds), or one that holds a container that
+// starts, or that failed it, out of readiness longer (a longer
+// initialDelaySeconds or periodSeconds, a higher successThreshold). A probe
+// removed, or only relaxed, may not.
 func readinessStricter(was, now *v1.Probe) bool {
 	switch {
 	case now == nil:
@@ -555,8 +570,8 @@ func readinessStricter(was, now *v1.Probe) bool {
 		return true
 	}
 	o, n := withDefaults(was), withDefaults(now)
-	o.InitialDelaySeconds, n.InitialDelaySeconds = 0, 0
-	return probeSooner(&n, &o) != "" || now.InitialDelaySeconds > was.InitialDelaySeconds || max(now.SuccessThreshold, 1) > max(was.SuccessThreshold, 1)
+	return n.FailureThreshold < o.FailureThreshold || n.TimeoutSeconds < o.TimeoutSeconds || n.PeriodSeconds != o.PeriodSeconds ||
+		n.InitialDelaySeconds > o.InitialDelaySeconds || max(now.SuccessThreshold, 1) > max(was.SuccessThreshold, 1)
 }
 
 // relaxes says whether the Pod's change only relaxes its liveness and

@@ -1555,6 +1555,47 @@ func TestRolloutNodesUnread(t *testing.T) {
 	}
 }
 
+// With --wait=applied, a Pod is proven until each new probe that its proof
+// would test was, on a Pod of its workload: a started container's proof
+// tests a changed liveness probe, not the startup probe changed with it,
+// which the crash-looping Pods after it run at their next start.
+func TestRolloutWaitAppliedProvesEachProbe(t *testing.T) {
+	names := []string{"a", "b", "c", "d", "e"}
+	pods := namedPods(names...)
+	pods[0].Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", Started: ptr.To(true), State: v1.ContainerState{Running: &v1.ContainerStateRunning{}}}}
+	for _, pod := range pods[1:] {
+		crashLooping(pod, 20*time.Second)
+	}
+	for _, pod := range pods {
+		pod.Spec.Containers[0].StartupProbe = httpGet("/started")
+	}
+	c := newCluster(pods...)
+	r, _, errOut := newRunner(c, setChange{types: []probeType{liveness, startup}, settings: settings{failureThreshold: ptr.To[int32](6)}})
+	r.largest = 2
+	var (
+		mu             sync.Mutex
+		proven, waited []string
+	)
+	r.prove = func(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		proven = append(proven, stored.Name)
+		return "proven", nil
+	}
+	r.applied = func(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		waited = append(waited, stored.Name)
+		return "applied", nil
+	}
+	if err := r.run(context.Background(), &targets{pods: pods}); err != nil {
+		t.Fatalf("run: %v\n%s", err, errOut)
+	}
+	if !slices.Equal(sortedCopy(proven), []string{"a", "b", "c"}) || !slices.Equal(sortedCopy(waited), []string{"d", "e"}) {
+		t.Errorf("proven %v, waited on until applied %v; want a, b and c proven, d and e applied", proven, waited)
+	}
+}
+
 // A change whose proofs test no new probe, such as a disabled readiness
 // probe, still has its canary, and batches that double after it: with
 // --wait=proven, each Pod is proven all the same, and with --wait=applied,

@@ -665,6 +665,13 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 		undone:  true,
 		printed: "pod/web: undone: its probes are as they were before\n",
 	}, {
+		// A longer period holds a container that failed it out of
+		// readiness longer, until its successes in a row.
+		name:    "liveness relaxed, and the readiness probe given a longer period",
+		change:  setChange{types: []probeType{liveness, readiness}, settings: settings{periodSeconds: ptr.To[int32](60)}},
+		undone:  true,
+		printed: "pod/web: undone: its probes are as they were before\n",
+	}, {
 		// Both relaxed: the change is kept, as for the liveness probe alone.
 		name:    "liveness and readiness relaxed from 3 to 6",
 		change:  setChange{types: []probeType{liveness, readiness}, settings: settings{failureThreshold: ptr.To[int32](6)}},
