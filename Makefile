@@ -108,5 +108,5 @@ node-up: ## Build and start the single-node cluster (NODES=2: two nodes) in the 
 node-down: ## Stop the cluster, of one node or two, and check that it left nothing behind.
 	@hack/node-down.sh
 
-clean: ## Remove _output/, unless a tree there holds work in no series: edits, unexported commits, stashes, side branches.
+clean: ## Remove _output/, unless a tree there holds work in no series (edits, unexported commits, stashes, side branches), or it holds a repository that is no base's tree.
 	@hack/clean.sh

@@ -57,12 +57,15 @@ if ((${#current[@]})) && [[ "${KEP_FORCE:-0}" != 1 ]]; then
     printf '  %s\n' "${lost[@]}" >&2
     kep::log::error_exit "${SERIES}/ has ${#lost[@]} patches that ${TREE} never had (above), for example from a git pull: writing the series would drop them. Apply them to the tree first ('make checkout${MAKE_BASE}' if it holds no work of its own, or git am), or drop them with KEP_FORCE=1 make patches."
   fi
-  # A tree at its last sync holds nothing new: a series that changed since
-  # (a git pull of a teammate's fix, under the same subjects) is not the
-  # tree's to undo. One that did not, but that make patches writes another
-  # way (a patch by someone else), it writes.
-  if [[ "$(kep::tree::git rev-parse HEAD)" == "${synced}" ]] && kep::tree::series_changed; then
-    kep::log::error_exit "${SERIES}/ changed since ${TREE} was last applied or exported, and the tree holds nothing new: writing the series would undo that change. 'make checkout${MAKE_BASE}' applies it; KEP_FORCE=1 make patches writes the tree's series over it."
+  # A series that changed since the tree's last sync (a git pull of a
+  # teammate's fix, under the same subjects) is not the tree's to undo,
+  # whatever work the tree holds. One that did not, but that make patches
+  # writes another way (a patch by someone else), it writes.
+  if kep::tree::series_changed; then
+    if [[ "$(kep::tree::git rev-parse HEAD)" == "${synced}" ]]; then
+      kep::log::error_exit "${SERIES}/ changed since ${TREE} was last applied or exported, and the tree holds nothing new: writing the series would undo that change. 'make checkout${MAKE_BASE}' applies it; KEP_FORCE=1 make patches writes the tree's series over it."
+    fi
+    kep::log::error_exit "${SERIES}/ changed since ${TREE} was last applied or exported (a git pull, say), and writing the tree's series would undo that change. Bring it into the tree's commits (git diff of ${SERIES}/ shows it), then KEP_FORCE=1 make patches${MAKE_BASE}."
   fi
 fi
 

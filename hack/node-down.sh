@@ -2,7 +2,10 @@
 # Stops the single-node cluster that hack/node-up.sh started, and checks that
 # it left nothing behind: no process of its namespaces, nothing under its
 # cgroup root (NODE_CGROUP_ROOT), no mount or network device of its own on
-# the host, and the host's sysctls as they were before it started. It touches
+# the host, none of the host's paths that its daemons make by default
+# (NODE_HOST_DEFAULT_PATHS) that was not there, and the host's sysctls as
+# they were before it started; a host path that appeared fails one teardown,
+# which then takes it as the host's. It touches
 # only what the node created: another kubelet's Pods (kubepods), mounts and
 # devices are left alone. Safe to run when nothing is running, and after a
 # failed start. Exits non-zero if anything is left.

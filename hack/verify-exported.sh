@@ -18,8 +18,8 @@ trap 'rm -rf "${tmp}"' EXIT
 kep::tree::export_series "${tmp}/series"
 if ! diff -r "${tmp}/series" "${PATCHES}" >"${tmp}/diff" 2>&1; then
   sed -n 1,40p "${tmp}/diff" >&2
-  # A tree at its last sync holds nothing new: the series changed since.
-  if [[ "$(kep::tree::git rev-parse HEAD)" == "$(kep::tree::git rev-parse --verify -q "${SYNCED_REF}" || true)" ]]; then
+  # A series that changed since the tree's last sync (a git pull).
+  if kep::tree::series_changed; then
     kep::log::error_exit "exported: ${SERIES}/ changed since ${TREE} was applied (a git pull, say): 'make checkout${MAKE_BASE}' applies it; 'make patches${MAKE_BASE}' would write the tree's series over it."
   fi
   kep::log::error_exit "exported: ${SERIES}/ differs from what 'make patches${MAKE_BASE}' writes for ${TREE}. Run 'make patches${MAKE_BASE}' and commit ${SERIES}/ (or 'make checkout${MAKE_BASE}' first, after a git pull)."

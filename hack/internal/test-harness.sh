@@ -209,6 +209,17 @@ sed -i '0,/^From: .*/s//From: A. Teammate <teammate@example.invalid>/' "${files[
 checkout
 check "export of a pulled patch by someone else, once applied, succeeds" export_patches
 check "and writes the maintainers as its author" cmp -s "${files[0]}" "${work}/pulled"
+# A pulled change of a patch under its subject while the tree holds work.
+echo "// work in progress" >>"${s}/pkg/features/kube_features.go"
+git -C "${s}" commit -q -a -m "KEP-6318: work in progress"
+sed -i '0,/^diff --git /s//A line of a teammate.\n\ndiff --git /' "${files[0]}"
+check "export refuses to undo a pulled change while the tree holds work" eval '! export_patches && said "changed since"'
+git -C "${s}" reset -q --hard HEAD~1
+# The same, on a tree synced before the series was recorded.
+git -C "${s}" config --unset kep.syncedseries
+check "export refuses it on a tree synced before the series was recorded" eval '! export_patches && said "changed since"'
+cp "${work}/pulled" "${files[0]}"
+check "checkout of the series as it was records it again" eval 'checkout && git -C "${s}" config kep.syncedseries >/dev/null'
 
 # The last patch stops applying: it repeats the change of the one before.
 kep::util::lines files series_files

@@ -260,8 +260,10 @@ kep::tree::ensure_checkout() {
   kep::tree::is_exported || exported=$?
   ((exported != 2)) || kep::log::error_exit "cannot tell whether ${TREE} and ${SERIES}/ differ (above)."
   if [[ "$(kep::tree::git rev-parse HEAD)" == "${synced}" ]]; then
-    if ((exported)); then
+    if ((exported)) && kep::tree::series_changed; then
       kep::log::status "using ${TREE} as it is${dirty}; ${SERIES}/ has changed since it was applied ('make checkout${MAKE_BASE}' applies it)"
+    elif ((exported)); then
+      kep::log::status "using ${TREE} as it is${dirty}; 'make patches${MAKE_BASE}' writes ${SERIES}/ otherwise (a patch by someone else, say)"
     elif [[ -n "${dirty}" ]]; then
       kep::log::status "using ${TREE} as it is, with uncommitted changes"
     fi
@@ -319,17 +321,24 @@ kep::tree::release_var() (
 # series makes (SYNCED_REF), and the series as it is now (its git tree, in
 # the tree's git config), which a git pull may change later.
 kep::tree::mark_synced() {
+  local series
+  series=$(kep::tree::series_tree "${PATCHES}") || return
   kep::tree::git update-ref "${SYNCED_REF}" HEAD
-  kep::tree::git config kep.syncedseries "$(kep::tree::series_tree "${PATCHES}")"
+  kep::tree::git config kep.syncedseries "${series}"
 }
 
 # kep::tree::series_changed succeeds when the series is not what it was at
-# the tree's last sync (kep::tree::mark_synced): a git pull changed it. It
-# fails when it is, or when that was not recorded.
+# the tree's last sync (kep::tree::mark_synced): a git pull changed it. A
+# tree synced before the series was recorded is judged as before: at its
+# last sync, and not what make patches writes as the series.
 kep::tree::series_changed() {
-  local synced
-  synced=$(kep::tree::git config kep.syncedseries) || return 1
-  [[ "$(kep::tree::series_tree "${PATCHES}")" != "${synced}" ]]
+  local synced now
+  if synced=$(kep::tree::git config kep.syncedseries); then
+    now=$(kep::tree::series_tree "${PATCHES}") || return 0
+    [[ "${now}" != "${synced}" ]]
+    return
+  fi
+  [[ "$(kep::tree::git rev-parse HEAD)" == "$(kep::tree::git rev-parse --verify -q "${SYNCED_REF}" || true)" ]] && ! kep::tree::is_exported
 }
 
 # kep::tree::series_tree DIR prints the git tree of the files in DIR, committed or not,
@@ -340,7 +349,8 @@ kep::tree::series_tree() (
   index=$(mktemp)
   trap 'rm -f "${index}"' EXIT
   rm -f "${index}"
-  GIT_INDEX_FILE="${index}" git -C "${ROOT}" --work-tree="$1" add -f -A .
+  # The patches, not an editor's swap file or what a patch left.
+  GIT_INDEX_FILE="${index}" git -C "${ROOT}" --work-tree="$1" add -f -A -- . ':(exclude).*' ':(exclude)*.orig' ':(exclude)*.rej'
   GIT_INDEX_FILE="${index}" git -C "${ROOT}" write-tree
 )
 
