@@ -70,8 +70,8 @@ the Pods that are not Ready do not hold it back. Each batch takes first the
 Pods whose change can be proven soonest: those whose container runs, then
 crash-looping ones by the end of their back-off. In an incident,
 --wait=applied is the fast path: each workload's Pods are proven until one
-is, and each Pod after it waited on only until its kubelet applied the
-change; with --max-in-flight=25%, the batches are 1 Pod, then
+is, and until each new probe was, and each Pod after them waited on only
+until its kubelet applied the change (a Pod of no workload is proven); with --max-in-flight=25%, the batches are 1 Pod, then
 batches that double up to a quarter of the replicas, or fewer where the
 workload allows fewer. A change to a crash-looping container is proven
 from its next start, once the kubelet's back-off is over, which is added to

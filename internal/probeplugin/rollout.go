@@ -116,8 +116,10 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		for _, pr := range batch {
 			// A canary is proven with --wait=applied too (with
 			// --wait=none, r.prove is nil: no Pod is).
+			// A Pod of no workload shares no template with another: it
+			// is proven.
 			wait := r.prove
-			if r.applied != nil && proven[pr.workload] && !slices.ContainsFunc(testedProbes(pr.pod, pr.modified, pr.container), func(t probeType) bool { return !tested[pr.workload][t] }) {
+			if r.applied != nil && pr.workload != "" && proven[pr.workload] && !slices.ContainsFunc(testedProbes(pr.pod, pr.modified, pr.container), func(t probeType) bool { return !tested[pr.workload][t] }) {
 				wait, applied[pr] = r.applied, true
 			}
 			wg.Go(func() {

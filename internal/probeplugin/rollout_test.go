@@ -1421,7 +1421,7 @@ func TestRolloutWaitApplied(t *testing.T) {
 		waited = append(waited, stored.Name)
 		return "applied", nil
 	}
-	if err := r.run(context.Background(), &targets{pods: namedPods(names...)}); err != nil {
+	if err := r.run(context.Background(), inWorkload(namedPods(names...))); err != nil {
 		t.Fatalf("run: %v\n%s", err, errOut)
 	}
 	if !slices.Equal(proven, []string{"a"}) || !slices.Equal(sortedCopy(waited), []string{"b", "c"}) {
@@ -1464,13 +1464,49 @@ func TestRolloutWaitAppliedProvesUntilOneIs(t *testing.T) {
 				waited = append(waited, stored.Name)
 				return "applied", nil
 			}
-			if err := r.run(context.Background(), &targets{pods: namedPods(names...)}); err != nil {
+			if err := r.run(context.Background(), inWorkload(namedPods(names...))); err != nil {
 				t.Fatalf("run: %v\n%s", err, errOut)
 			}
 			if !slices.Equal(sortedCopy(proven), []string{"a", "b"}) || !slices.Equal(sortedCopy(waited), []string{"c", "d", "e"}) {
 				t.Errorf("proven %v, waited on until applied %v; want a and b proven, c, d and e applied", proven, waited)
 			}
 		})
+	}
+}
+
+// inWorkload returns the targets of the Pods, all of one workload.
+func inWorkload(pods []*v1.Pod) *targets {
+	return &targets{pods: pods, floors: []*workloadFloor{{floor: newFloor("deployment.apps/web", limit{n: 10}, len(pods), pods)}}}
+}
+
+// With --wait=applied, each Pod of no workload is proven: it shares no
+// template with another, whose proof would say something of it.
+func TestRolloutWaitAppliedProvesPodsOfNoWorkload(t *testing.T) {
+	names := []string{"a", "b", "c"}
+	c := newCluster(namedPods(names...)...)
+	r, _, errOut := newRunner(c, relax)
+	r.largest = 2
+	var (
+		mu             sync.Mutex
+		proven, waited []string
+	)
+	r.prove = func(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		proven = append(proven, stored.Name)
+		return "proven", nil
+	}
+	r.applied = func(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		waited = append(waited, stored.Name)
+		return "applied", nil
+	}
+	if err := r.run(context.Background(), &targets{pods: namedPods(names...)}); err != nil {
+		t.Fatalf("run: %v\n%s", err, errOut)
+	}
+	if !slices.Equal(sortedCopy(proven), names) || len(waited) > 0 {
+		t.Errorf("proven %v, waited on until applied %v; want every Pod proven", proven, waited)
 	}
 }
 
@@ -1505,7 +1541,7 @@ func TestRolloutWaitAppliedCanaryTestsAProbe(t *testing.T) {
 		waited = append(waited, stored.Name)
 		return "applied", nil
 	}
-	if err := r.run(context.Background(), &targets{pods: pods}); err != nil {
+	if err := r.run(context.Background(), inWorkload(pods)); err != nil {
 		t.Fatalf("run: %v\n%s", err, errOut)
 	}
 	if !slices.Equal(sortedCopy(proven), []string{"a", "b", "c"}) || !slices.Equal(sortedCopy(waited), []string{"d", "e"}) {
@@ -1588,7 +1624,7 @@ func TestRolloutWaitAppliedProvesEachProbe(t *testing.T) {
 		waited = append(waited, stored.Name)
 		return "applied", nil
 	}
-	if err := r.run(context.Background(), &targets{pods: pods}); err != nil {
+	if err := r.run(context.Background(), inWorkload(pods)); err != nil {
 		t.Fatalf("run: %v\n%s", err, errOut)
 	}
 	if !slices.Equal(sortedCopy(proven), []string{"a", "b", "c"}) || !slices.Equal(sortedCopy(waited), []string{"d", "e"}) {
