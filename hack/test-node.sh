@@ -116,7 +116,7 @@ project_tests() {
 
 # feature_specs runs the feature's e2e specs, and says which failed.
 feature_specs() {
-  kep::e2e::run feature "${E2E_FEATURE_FOCUS}" "${E2E_LABELS_GATE_ON}" || {
+  kep::e2e::run feature "${E2E_FEATURE_FOCUS}" "${E2E_LABELS_GATE_ON}" --fail-on-empty || {
     local rc=$?
     grep -E '^\s*\[FAIL\]|^Ran [0-9]+ of' "${E2E_DIR}/feature.log" >&2 || true
     return "${rc}"

@@ -16,7 +16,14 @@ import (
 // Ginkgo writes it.
 func writeReport(t *testing.T, dir, config string, states map[string]types.SpecState) {
 	t.Helper()
-	specs := types.SpecReports{{LeafNodeType: types.NodeTypeBeforeSuite, State: types.SpecStatePassed}}
+	writeSuiteReport(t, dir, config, types.Report{SpecReports: types.SpecReports{{LeafNodeType: types.NodeTypeBeforeSuite, State: types.SpecStatePassed}}}, states)
+}
+
+// writeSuiteReport writes a report whose suite is suite, with It specs of the given states
+// added.
+func writeSuiteReport(t *testing.T, dir, config string, suite types.Report, states map[string]types.SpecState) {
+	t.Helper()
+	specs := suite.SpecReports
 	for name, state := range states {
 		specs = append(specs, types.SpecReport{
 			ContainerHierarchyTexts: []string{"[sig-node] Probing container"},
@@ -27,7 +34,8 @@ func writeReport(t *testing.T, dir, config string, states map[string]types.SpecS
 			Failure:                 types.Failure{Message: "timed out\nmore"},
 		})
 	}
-	data, err := json.Marshal([]types.Report{{SpecReports: specs}})
+	suite.SpecReports = specs
+	data, err := json.Marshal([]types.Report{suite})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,6 +96,14 @@ func TestTable(t *testing.T) {
 			want: []string{"| [sig-node] Probing container feature | passed (2s) | skipped |"},
 		},
 		{
+			name: "no spec ran in the base, as with a focus on the feature's specs",
+			reports: map[string]map[string]types.SpecState{
+				"on":   {"feature": types.SpecStatePassed},
+				"base": {"feature": types.SpecStateSkipped},
+			},
+			want: []string{"| [sig-node] Probing container feature | passed (2s) | skipped |"},
+		},
+		{
 			name: "a spec pending everywhere ran nowhere",
 			reports: map[string]map[string]types.SpecState{
 				"on":   {"a": types.SpecStatePassed, "later": types.SpecStatePending},
@@ -120,9 +136,9 @@ func TestTable(t *testing.T) {
 				writeReport(t, dir, config, states)
 			}
 			configs := []string{"on", "base"}
-			specs, results := load(dir, configs)
+			specs, results, suites := load(dir, configs)
 			var out bytes.Buffer
-			if code := table(&out, dir, configs, specs, results); code != tc.wantCode {
+			if code := table(&out, dir, configs, specs, results, suites); code != tc.wantCode {
 				t.Errorf("exit code %d, want %d:\n%s", code, tc.wantCode, out.String())
 			}
 			for _, want := range tc.want {
@@ -133,6 +149,65 @@ func TestTable(t *testing.T) {
 			for _, absent := range tc.absent {
 				if strings.Contains(out.String(), absent) {
 					t.Errorf("output has %q:\n%s", absent, out.String())
+				}
+			}
+		})
+	}
+}
+
+// A configuration whose suite did not run its specs, or stopped, fails the table, although no
+// spec of it failed: its setup failed on the node (SynchronizedBeforeSuite), it was interrupted
+// or it ran out of time.
+func TestTableSuiteFailed(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		suite types.Report
+		// states are the configuration's It specs; the base passes a and b.
+		states map[string]types.SpecState
+		want   []string
+	}{
+		{
+			name: "its setup failed, so no spec ran",
+			suite: types.Report{SpecReports: types.SpecReports{{
+				LeafNodeType: types.NodeTypeSynchronizedBeforeSuite,
+				State:        types.SpecStateFailed,
+				Failure:      types.Failure{Message: "the node is not Ready\nmore"},
+			}}},
+			want: []string{"| [sig-node] Probing container a | not run | passed (2s) |", "- on: SynchronizedBeforeSuite: the node is not Ready"},
+		},
+		{
+			name: "interrupted after a spec",
+			suite: types.Report{
+				SpecReports:                types.SpecReports{{LeafNodeType: types.NodeTypeBeforeSuite, State: types.SpecStatePassed}},
+				SpecialSuiteFailureReasons: []string{"Interrupted by User"},
+			},
+			states: map[string]types.SpecState{"a": types.SpecStatePassed},
+			want:   []string{"| [sig-node] Probing container b | not run | passed (2s) |", "- on: Interrupted by User"},
+		},
+		{
+			name: "its cleanup failed",
+			suite: types.Report{SpecReports: types.SpecReports{{
+				LeafNodeType: types.NodeTypeSynchronizedAfterSuite,
+				State:        types.SpecStateFailed,
+				Failure:      types.Failure{Message: "namespaces left"},
+			}}},
+			states: map[string]types.SpecState{"a": types.SpecStatePassed, "b": types.SpecStatePassed},
+			want:   []string{"- on: SynchronizedAfterSuite: namespaces left"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeSuiteReport(t, dir, "on", tc.suite, tc.states)
+			writeReport(t, dir, "base", map[string]types.SpecState{"a": types.SpecStatePassed, "b": types.SpecStatePassed})
+			configs := []string{"on", "base"}
+			specs, results, suites := load(dir, configs)
+			var out bytes.Buffer
+			if code := table(&out, dir, configs, specs, results, suites); code != 1 {
+				t.Errorf("exit code %d, want 1:\n%s", code, out.String())
+			}
+			for _, want := range append(tc.want, "FAIL: a configuration has no report, did not complete its suite,") {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("output lacks %q:\n%s", want, out.String())
 				}
 			}
 		})

@@ -110,18 +110,21 @@ kep::e2e::build_image_pause() {
   "${NODE_BIN}/node-image" -binary "${NODE_IMAGES}/pause" -tag "$1" -o "${NODE_IMAGES}/e2e-pause.tar"
 }
 
-# kep::e2e::run NAME FOCUS LABELS runs the specs that match FOCUS and the Ginkgo
-# label filter LABELS on the running node, with PARALLELISM (default 6)
-# processes. It writes Ginkgo's JSON report to E2E_DIR/NAME.json, its JUnit
-# report to JUNIT_DIR (kep::e2e::junit), the output to E2E_DIR/NAME.log and
-# the run time in seconds to E2E_DIR/NAME.seconds, and fails if a spec fails.
+# kep::e2e::run NAME FOCUS LABELS [GINKGO_FLAG...] runs the specs that match
+# FOCUS and the Ginkgo label filter LABELS on the running node, with
+# PARALLELISM (default 6) processes, and Ginkgo's flags GINKGO_FLAG (as
+# --fail-on-empty). It writes Ginkgo's JSON report to E2E_DIR/NAME.json, its
+# JUnit report to JUNIT_DIR (kep::e2e::junit), the output to
+# E2E_DIR/NAME.log and the run time in seconds to E2E_DIR/NAME.seconds, and
+# fails if a spec fails.
 kep::e2e::run() {
   local name=$1 focus=$2 labels=$3 rc=0 start=${SECONDS}
+  shift 3
   rm -f "${E2E_DIR}/${name}.json" "${E2E_DIR}/${name}.xml"
   kep::log::status "e2e specs (${name}); the output goes to ${E2E_DIR#"${ROOT}/"}/${name}.log"
   (
     cd "${E2E_DIR}"
-    "${E2E_DIR}/ginkgo" --procs "${PARALLELISM:-6}" --timeout 2h --no-color --fail-on-empty \
+    "${E2E_DIR}/ginkgo" --procs "${PARALLELISM:-6}" --timeout 2h --no-color "$@" \
       --focus "${focus}" --label-filter "${labels}" \
       --json-report "${name}.json" --junit-report "${name}.xml" --output-dir "${E2E_DIR}" \
       "${E2E_DIR}/e2e.test" -- --kubeconfig "${NODE_KUBECONFIG}" --repo-root "${KUBE_ROOT}"
