@@ -19,6 +19,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # shellcheck source=hack/lib/sidebyside.sh
 source "${ROOT}/hack/lib/sidebyside.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 
 rounds=30 loop_rounds=90 prober_rounds=3 benchtime=200ms
 for arg in "$@"; do

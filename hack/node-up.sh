@@ -26,6 +26,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 source "${ROOT}/hack/lib/control-plane.sh"
 # shellcheck source=hack/lib/node.sh
 source "${ROOT}/hack/lib/node.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 
 
 build=1 NODE_BASE=0 NODE_KUBELET="" NODE_KUBELET_GATE=true NODE_APISERVER_GATE=true NODE_APISERVER2_GATE="" NODE_APISERVER_ARGS=()

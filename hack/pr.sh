@@ -20,6 +20,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # shellcheck source=hack/lib/golang.sh
 source "${ROOT}/hack/lib/golang.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 
 prs="${RELEASE}/prs.md"
 [[ -f "${prs}" ]] || kep::log::error_exit "releases/${BASE} has no prs.md: its series is not sent as pull requests."

@@ -15,6 +15,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # shellcheck source=hack/lib/sidebyside.sh
 source "${ROOT}/hack/lib/sidebyside.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 
 kep::tree::ensure_checkout
 

@@ -9,6 +9,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # shellcheck source=hack/lib/golang.sh
 source "${ROOT}/hack/lib/golang.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 kep::tree::ensure_checkout
 commits=()
 kep::util::lines commits kep::tree::git rev-list --reverse "$(kep::tree::base_commit)..HEAD"

@@ -23,6 +23,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # shellcheck source=hack/lib/golang.sh
 source "${ROOT}/hack/lib/golang.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 kep::util::lines GO_TEST_FLAGS kep::golang::test_flags 30m
 
 kep::tree::ensure_checkout

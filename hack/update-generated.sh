@@ -17,6 +17,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # shellcheck source=hack/lib/generated.sh
 source "${ROOT}/hack/lib/generated.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 
 read -ra what_steps <<<"${WHAT:-}"
 steps=()

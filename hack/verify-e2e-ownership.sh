@@ -6,6 +6,8 @@
 set -euo pipefail
 # shellcheck source=hack/lib/init.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 # shellcheck source=hack/lib/e2e.sh
 source "${ROOT}/hack/lib/e2e.sh"
 

@@ -14,6 +14,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 # shellcheck source=hack/lib/golang.sh
 source "${ROOT}/hack/lib/golang.sh"
+# shellcheck source=hack/lib/tree.sh
+source "${ROOT}/hack/lib/tree.sh"
 
 kep::tree::ensure_checkout
 bin="${OUTPUT}/tools"

@@ -221,13 +221,12 @@ check "export refuses it on a tree synced before the series was recorded" eval '
 cp "${work}/pulled" "${files[0]}"
 check "checkout of the series as it was records it again" eval 'checkout && git -C "${s}" config kep.syncedseries >/dev/null'
 
-# The last patch stops applying: it repeats the change of the one before.
+# The last patch stops applying (it repeats the change of the one before),
+# in a tree synced with the series before it changed.
 kep::util::lines files series_files
 last=${files[-1]}
 cp "${files[-2]}" "${last}"
 cp -R "${series}" "${work}/intact"
-git -C "${s}" reset -q --hard "$(git -C "${s}" rev-parse "${BASE_TAG}")"
-git -C "${s}" update-ref "${SYNCED_REF}" HEAD
 check "checkout of a patch that does not apply fails" eval '! checkout'
 check "and names the patch" said "$(basename "${last}")"
 check "and keeps the git am session" test -d "${s}/.git/rebase-apply"
@@ -235,12 +234,21 @@ check "with the patches before it applied" test "$(git -C "${s}" rev-list --coun
 check "a target then reports the session" eval '! in_harness kep::tree::ensure_checkout && said "am --continue"'
 check "export refuses during the session" eval '! export_patches && said "am --abort"'
 check "and leaves the series as it was" diff -r "${series}" "${work}/intact"
+# Resolved in the tree (here by leaving the patch out), the session's end
+# is the tree's series.
+git -C "${s}" am -q --skip
+check "after the session is resolved, export writes the tree's series" export_patches
+check "of the patches the tree has" test "$(series_files | wc -l)" -eq $((n - 1))
+# Started again and aborted, back at the base.
+rm -rf "${series}"
+cp -R "${work}/intact" "${series}"
+check "checkout of the patch that does not apply fails again" eval '! checkout'
 git -C "${s}" am --abort
 check "after git am --abort, export refuses to empty the series" eval '! export_patches && said "refusing to write an empty series"'
 check "and leaves the series as it was" diff -r "${series}" "${work}/intact"
 rm -rf "${series}"
 cp -R "${RELEASES}/${BASE}/patches" "${series}"
-checkout
+check "checkout of the fixed series after git am --abort succeeds" checkout
 
 # make port carries a change of the master series into the 1.38 series, on
 # copies of releases/ and of the 1.38 tree; the port check of make verify

@@ -149,11 +149,15 @@ kep::checkout::create_base() {
 }
 
 # kep::checkout::apply_series applies the series to the base of KUBE_ROOT
-# with git am.
+# with git am. The tree is synced at the base with this series before the
+# first patch, so that a patch that does not apply leaves a tree whose work
+# is judged against it: resolved and 'git am --continue', make patches
+# writes it; 'git am --abort', back at the base, it holds no work.
 kep::checkout::apply_series() {
   local base files=()
   base=$(kep::tree::base_commit)
   kep::tree::git checkout -q -B master "${base}"
+  kep::tree::mark_synced
   kep::util::lines files kep::tree::patch_files
   if ((${#files[@]})); then
     kep::log::status "applying ${#files[@]} patches"

@@ -138,7 +138,7 @@ kep::tree::is_exported() (
     printf '!!! could not export %s to compare it with %s/ (above)\n' "${TREE}" "${SERIES}" >&2
     return 2
   fi
-  diff -r -q "${tmp}" "${PATCHES}" --exclude='.*' >/dev/null 2>&1 || return 1
+  diff -r -q "${tmp}" "${PATCHES}" --exclude='.*' --exclude='*.orig' --exclude='*.rej' >/dev/null 2>&1 || return 1
 )
 
 # kep::tree::unexported_work prints what in _output/kubernetes is not in the series:
