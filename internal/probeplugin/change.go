@@ -25,7 +25,8 @@ type settings struct {
 	// the other fields are not.
 	probe *v1.Probe
 	// handler replaces the probe's handler; one of the same kind keeps
-	// what its flag cannot say: an httpGet's headers, a gRPC's service.
+	// what its flag cannot say: an httpGet's headers (and protocol), a
+	// tcpSocket's host, a gRPC's service.
 	handler *v1.ProbeHandler
 	// httpHeaders replace the headers of the httpGet handler (--header).
 	httpHeaders []v1.HTTPHeader
@@ -86,13 +87,17 @@ func (s setChange) apply(_ *v1.Pod, c *v1.Container, _ *podTemplate) error {
 }
 
 // setHandler sets the handler of the container's probe of type t, and its
-// headers or gRPC service.
+// headers or gRPC service; a new handler of the probe's kind keeps what its
+// flag cannot say (see settings.handler).
 func (s setChange) setHandler(probe *v1.Probe, container string, t probeType) error {
 	if s.handler != nil {
 		h := s.handler.DeepCopy()
 		if h.HTTPGet != nil && probe.HTTPGet != nil {
 			h.HTTPGet.HTTPHeaders = probe.HTTPGet.HTTPHeaders
 			h.HTTPGet.Protocol = probe.HTTPGet.Protocol
+		}
+		if h.TCPSocket != nil && probe.TCPSocket != nil {
+			h.TCPSocket.Host = probe.TCPSocket.Host
 		}
 		if h.GRPC != nil && probe.GRPC != nil {
 			h.GRPC.Service = probe.GRPC.Service

@@ -11,14 +11,16 @@ import (
 )
 
 // A new handler of the probe's kind keeps what its flags do not give: the
-// httpGet probe's headers with --get-url, the gRPC probe's service with
-// --grpc-port. --header and --grpc-service change them, and need a probe of
-// their kind.
+// httpGet probe's headers with --get-url, the tcpSocket probe's host with
+// --open-tcp, the gRPC probe's service with --grpc-port. --header and
+// --grpc-service change them, and need a probe of their kind.
 func TestSetKeepsHandlerFields(t *testing.T) {
 	hosted := webPod()
 	hosted.Spec.Containers[0].LivenessProbe.HTTPGet.HTTPHeaders = []v1.HTTPHeader{{Name: "Host", Value: "api.internal"}}
 	grpc := webPod()
 	grpc.Spec.Containers[0].LivenessProbe = &v1.Probe{ProbeHandler: v1.ProbeHandler{GRPC: &v1.GRPCAction{Port: 9000, Service: ptr.To("api.v1.Health")}}}
+	tcp := webPod()
+	tcp.Spec.Containers[0].LivenessProbe = &v1.Probe{ProbeHandler: v1.ProbeHandler{TCPSocket: &v1.TCPSocketAction{Host: "10.0.0.5", Port: intstr.FromInt32(5432)}}}
 	getURL := func(path string) *v1.ProbeHandler {
 		return &v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: path, Port: intstr.FromInt32(8081), Scheme: v1.URISchemeHTTP}}
 	}
@@ -52,6 +54,11 @@ func TestSetKeepsHandlerFields(t *testing.T) {
 		pod:      hosted,
 		settings: settings{httpHeaders: []v1.HTTPHeader{{Name: "Host", Value: "api.example"}}},
 		want:     v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(8080), Scheme: v1.URISchemeHTTP, HTTPHeaders: []v1.HTTPHeader{{Name: "Host", Value: "api.example"}}}},
+	}, {
+		name:     "--open-tcp keeps the host",
+		pod:      tcp,
+		settings: settings{handler: &v1.ProbeHandler{TCPSocket: &v1.TCPSocketAction{Port: intstr.FromString("postgres")}}},
+		want:     v1.ProbeHandler{TCPSocket: &v1.TCPSocketAction{Host: "10.0.0.5", Port: intstr.FromString("postgres")}},
 	}, {
 		name:     "--grpc-port keeps the service",
 		pod:      grpc,

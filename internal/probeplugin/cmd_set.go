@@ -44,10 +44,11 @@ Only the fields given change; the others keep their values. A probe that is
 absent is added, and then needs a handler: --get-url, --open-tcp, --grpc-port
 or a command after --. A new handler replaces the probe's old one, but for
 what its flag cannot say: --get-url keeps an httpGet probe's headers
-(--header replaces them), --grpc-port keeps a gRPC probe's service
-(--grpc-service replaces it). --probe-file gives the whole probe instead, as
-YAML or JSON (- reads it from standard input), for what the flags cannot
-say. --remove removes the probes.
+(--header replaces them), --open-tcp keeps a tcpSocket probe's host,
+--grpc-port keeps a gRPC probe's service (--grpc-service replaces it).
+--probe-file gives the whole probe instead, as YAML or JSON (- reads it from
+standard input), for what the flags cannot say. --remove removes the
+probes.
 
 Before any Pod changes, each one's change passes a server dry run, and a new
 liveness or readiness probe is tried against its Pod (--skip-check not to);
