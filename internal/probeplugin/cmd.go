@@ -106,7 +106,8 @@ liveness or readiness probe is tried against its Pod. A Pod whose probes
 someone else changes after its check is left as it is, and skipped. After each change,
 it waits until the Pod's kubelet reports that it applied it, and until each
 new probe has proved itself through its failure window (--wait=applied
-proves, of each workload, the first Pod that it can prove). The first Pod
+proves the Pods of each template, a ReplicaSet's or a revision's, until
+each new probe was proven on one of them). The first Pod
 changes alone, and the first of each other workload without others of
 its own, then batches that double up to the workload's limit (or a lower
 --max-in-flight), each once every change of the batch before it is proven,
@@ -353,7 +354,7 @@ func (o *changeOptions) addRunFlags(cmd *cobra.Command) {
 	cmdutil.AddDryRunFlag(cmd)
 	o.PrintFlags.AddFlags(cmd)
 	cmd.Flags().StringVar(&o.maxInFlight, "max-in-flight", "", "The most Pods of a workload out of readiness at once: a number, or a percentage of its replicas (25%). It lowers, never raises, the workload's limit (its maxUnavailable) and a PodDisruptionBudget's, each at least 1; 10 where none sets one, 1 where none is known; for a custom kind, it sets it.")
-	cmd.Flags().StringVar(&o.wait, "wait", o.wait, "After each change, what to wait for before the next batch: proven, the kubelet applied it and each new probe passed its failure window; applied, a workload's Pods proven until each new probe was on one, the others until their kubelet applied it; or none, counting the Ready Pods as last read.")
+	cmd.Flags().StringVar(&o.wait, "wait", o.wait, "After each change, what to wait for before the next batch: proven, the kubelet applied it and each new probe passed its failure window; applied, proven until each new probe was on a Pod of the same template (of no controller, always), then applied; or none, counting the Ready Pods as last read.")
 	cmd.Flags().Lookup("wait").NoOptDefVal = waitProven
 	cmd.Flags().DurationVar(&o.waitTimeout, "wait-timeout", o.waitTimeout, "How long to wait for each Pod (its kubelet to apply the change, its container to run the new probes; a new probe's failure window that began is waited out), and for Pods to turn Ready when no Pod may change without taking too many out of readiness; 0 waits as long as it takes.")
 	cmd.Flags().DurationVar(&o.waitTimeout, "timeout", o.waitTimeout, "How long to wait for each Pod.")

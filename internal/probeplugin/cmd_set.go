@@ -70,11 +70,14 @@ startup probes, keeping their handlers, restarts no container sooner, and
 the Pods that are not Ready do not hold it back. Each batch takes first the
 Pods whose change can be proven soonest: those whose container runs, then
 crash-looping ones by the end of their back-off. In an incident,
---wait=applied is the fast path: each workload's Pods are proven until one
-is, and until each new probe was, and each Pod after them waited on only
-until its kubelet applied the change (a Pod of no workload is proven); with --max-in-flight=25%, the batches are 1 Pod, then
-batches that double up to a quarter of the replicas, or fewer where the
-workload allows fewer. A change to a crash-looping container is proven
+--wait=applied is the fast path: the Pods made from each template (a
+ReplicaSet's, a StatefulSet's or DaemonSet's revision), which one
+workload's Pods do not all share mid-rollout, are proven until each new
+probe was proven on one of them, and each Pod after them waited on only
+until its kubelet applied the change (a Pod of no controller is proven);
+with --max-in-flight=25%, the batches are 1 Pod, then batches that double
+up to a quarter of the replicas, or fewer where the workload allows
+fewer. A change to a crash-looping container is proven
 from its next start, once the kubelet's back-off is over, which is added to
 --wait-timeout. The command stops after the batch in which a Pod fails,
 leaves the Pods after it as they are, and prints the kubectl probe undo that
@@ -99,7 +102,7 @@ puts back the Pods it changed.`,
   kubectl probe set -l app=api --liveness --remove --max-in-flight=50
 
   # In an incident: relax the liveness probe of a crash-looping Deployment's Pods,
-  # the first Pod proven, then up to a quarter of them at a time, each until its kubelet applied it
+  # the first Pod of each ReplicaSet proven, then up to a quarter of them at a time, each until its kubelet applied it
   kubectl probe set deployment/api --liveness --failure-threshold=6 --wait=applied --max-in-flight=25%`,
 		ValidArgsFunction: targetCompletion(f),
 		RunE:              runE(f, o),

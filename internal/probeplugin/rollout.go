@@ -22,11 +22,14 @@ import (
 // started only when every change of the one before it is proven
 // (prove.go): a wrong probe reaches one Pod, and a right one is on every
 // Pod after a few failure windows. Each workload has its canary: until the
-// change of one of its Pods is proven, its Pods go one at a time, and are
-// proven with --wait=applied too, until the proof of one tests a new
-// probe that it changes (testedProbes); and its own share of each batch, which
-// doubles with each batch that it is in, up to its limit, whatever the
-// other workloads of the run do. A change can take
+// change of one of its Pods is proven, its Pods go one at a time; and its
+// own share of each batch, which doubles with each batch that it is in, up
+// to its limit, whatever the other workloads of the run do. With
+// --wait=applied, the Pods made from each template (revisionOf), which the
+// Pods of one workload do not all share mid-rollout, are proven until each
+// new probe that their proofs would test (testedProbes) was tested on one
+// of them; a Pod of no controller, which shares its template with no
+// other, is proven. A change can take
 // a Pod out of readiness, so no batch takes the Ready Pods below a floor:
 // each workload's, its replicas less its limit, of all of its Pods, and
 // each PodDisruptionBudget's, of every Pod it selects; counting the Pods
@@ -75,13 +78,16 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		left    = todo
 		// proven holds the workloads that a Pod's proven change
 		// (podRun.waited) is the canary of: their batches grow after it.
-		// tested holds, of each workload, the new probes that a Pod's
-		// proof tested (testedProbes): with --wait=applied, a Pod after
-		// its canary whose proof would test none other is waited on only
-		// until its kubelet applied the change, and another is proven, as
-		// with --wait=proven.
 		proven = map[string]bool{}
-		tested = map[string]map[probeType]bool{}
+		// With --wait=applied, provenRevisions holds the templates
+		// (podRun.revision) of which a Pod's change was proven, and
+		// tested, of each, the new probes that those proofs tested
+		// (testedProbes): a Pod of a template in provenRevisions whose
+		// proof would test none other is waited on only until its kubelet
+		// applied the change, and another is proven, as with
+		// --wait=proven.
+		provenRevisions = map[string]bool{}
+		tested          = map[string]map[probeType]bool{}
 	)
 	// sizes are how many Pods of each workload a batch takes, as asked:
 	// 1 at first, its canary.
@@ -114,12 +120,12 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		// until their kubelets applied the change.
 		applied := map[*podRun]bool{}
 		for _, pr := range batch {
-			// A canary is proven with --wait=applied too (with
-			// --wait=none, r.prove is nil: no Pod is).
-			// A Pod of no workload shares no template with another: it
-			// is proven.
+			// The first Pod of each template is proven with
+			// --wait=applied too (with --wait=none, r.prove is nil: no
+			// Pod is). A Pod of no controller shares no template with
+			// another: it is proven.
 			wait := r.prove
-			if r.applied != nil && pr.workload != "" && proven[pr.workload] && !slices.ContainsFunc(testedProbes(pr.pod, pr.modified, pr.container), func(t probeType) bool { return !tested[pr.workload][t] }) {
+			if rev := pr.revision; r.applied != nil && rev != "" && provenRevisions[rev] && !slices.ContainsFunc(testedProbes(pr.pod, pr.modified, pr.container), func(t probeType) bool { return !tested[rev][t] }) {
 				wait, applied[pr] = r.applied, true
 			}
 			wg.Go(func() {
@@ -132,16 +138,17 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		}
 		wg.Wait()
 		for _, pr := range batch {
-			w := pr.workload
-			proven[w] = proven[w] || pr.waited
+			proven[pr.workload] = proven[pr.workload] || pr.waited
+			rev := pr.revision
 			if r.applied == nil || !pr.waited || applied[pr] {
 				continue
 			}
-			if tested[w] == nil {
-				tested[w] = map[probeType]bool{}
+			provenRevisions[rev] = true
+			if tested[rev] == nil {
+				tested[rev] = map[probeType]bool{}
 			}
 			for _, t := range testedProbes(pr.pod, pr.stored, pr.container) {
-				tested[w][t] = true
+				tested[rev][t] = true
 			}
 		}
 		if i := slices.IndexFunc(batch, func(pr *podRun) bool { return pr.result == resultFailed }); i >= 0 {

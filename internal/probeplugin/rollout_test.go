@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -1474,9 +1475,83 @@ func TestRolloutWaitAppliedProvesUntilOneIs(t *testing.T) {
 	}
 }
 
-// inWorkload returns the targets of the Pods, all of one workload.
+// inWorkload returns the targets of the Pods, all of one workload, and,
+// but for those that have a controller already, of one template: each is
+// given the controller replicaset.apps/web-1.
 func inWorkload(pods []*v1.Pod) *targets {
+	for _, pod := range pods {
+		if metav1.GetControllerOf(pod) == nil {
+			pod.OwnerReferences = append(pod.OwnerReferences, metav1.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-1", UID: "rs-web-1", Controller: ptr.To(true)})
+		}
+	}
 	return &targets{pods: pods, floors: []*workloadFloor{{floor: newFloor("deployment.apps/web", limit{n: 10}, len(pods), pods)}}}
+}
+
+// With --wait=applied, a proof says something only of the Pods made from
+// the same template as its Pod, which the Pods of one workload do not all
+// share mid-rollout: a Deployment's two ReplicaSets, a StatefulSet's or a
+// DaemonSet's two revisions (under a partition, or OnDelete). Of each
+// template, the Pods are proven until one is; the batches still grow for
+// the workload as a whole. Here a and b are of the old template, c, d and
+// e of the new one.
+func TestRolloutWaitAppliedProvesEachTemplate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// of makes a Pod of the old template or of the new one.
+		of func(pod *v1.Pod, new bool)
+	}{{
+		name: "a Deployment's two ReplicaSets",
+		of: func(pod *v1.Pod, new bool) {
+			rs := map[bool]string{false: "web-1", true: "web-2"}[new]
+			pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs, UID: types.UID("rs-" + rs), Controller: ptr.To(true)}}
+		},
+	}, {
+		name: "a StatefulSet's two revisions",
+		of: func(pod *v1.Pod, new bool) {
+			pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "web", UID: "ss-web", Controller: ptr.To(true)}}
+			pod.Labels = map[string]string{appsv1.ControllerRevisionHashLabelKey: map[bool]string{false: "web-7f9c5d8b6", true: "web-5d4b8f7c9"}[new]}
+		},
+	}, {
+		name: "a DaemonSet's two revisions",
+		of: func(pod *v1.Pod, new bool) {
+			pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "web", UID: "ds-web", Controller: ptr.To(true)}}
+			pod.Labels = map[string]string{appsv1.ControllerRevisionHashLabelKey: map[bool]string{false: "7f9c5d8b6", true: "5d4b8f7c9"}[new]}
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			names := []string{"a", "b", "c", "d", "e"}
+			pods := namedPods(names...)
+			for i, pod := range pods {
+				tc.of(pod, i >= 2)
+			}
+			c := newCluster(pods...)
+			r, _, errOut := newRunner(c, relax)
+			r.largest = 2
+			var (
+				mu             sync.Mutex
+				proven, waited []string
+			)
+			r.prove = func(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				proven = append(proven, stored.Name)
+				return "proven", nil
+			}
+			r.applied = func(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				waited = append(waited, stored.Name)
+				return "applied", nil
+			}
+			if err := r.run(context.Background(), inWorkload(pods)); err != nil {
+				t.Fatalf("run: %v\n%s", err, errOut)
+			}
+			// The batches: a, the workload's canary; b and c; d and e.
+			if !slices.Equal(sortedCopy(proven), []string{"a", "c"}) || !slices.Equal(sortedCopy(waited), []string{"b", "d", "e"}) {
+				t.Errorf("proven %v, waited on until applied %v; want a and c proven, b, d and e applied", proven, waited)
+			}
+		})
+	}
 }
 
 // With --wait=applied, each Pod of no workload is proven: it shares no

@@ -40,6 +40,10 @@ type podRun struct {
 	// workload names the workload whose floor counts the Pod
 	// (targets.floors); "" for the Pods of none.
 	workload string
+	// revision names the template that the Pod was made from
+	// (revisionOf): with --wait=applied, a proof says something only of
+	// the Pods of its own.
+	revision string
 	// container is the name of the container that the change is made to,
 	// checked its state as the pre-check read it, and changes the types of
 	// the probes that the change makes there.
@@ -122,9 +126,9 @@ type runner struct {
 	budgets func(ctx context.Context) ([]floor, error)
 	floors  []floor
 	// prove, when set, proves each change (--wait=proven, and the first
-	// Pod of --wait=applied): prover.prove. applied, when set, waits on the
-	// changes after the first only until the kubelet applied them
-	// (--wait=applied): prover.applied.
+	// Pods of each template with --wait=applied): prover.prove. applied,
+	// when set, waits on the changes after them only until the kubelet
+	// applied them (--wait=applied): prover.applied.
 	prove, applied func(ctx context.Context, before, stored *v1.Pod, container string) (string, error)
 	// waitTimeout is how long the run waits for a Pod: --wait-timeout.
 	waitTimeout   time.Duration
@@ -157,7 +161,7 @@ func (r *runner) run(ctx context.Context, t *targets) error {
 		runs = append(runs, &podRun{pod: s.pod, result: resultSkipped, reason: s.reason})
 	}
 	for _, pod := range t.pods {
-		pr := &podRun{pod: pod, workload: t.workloadOf(pod)}
+		pr := &podRun{pod: pod, workload: t.workloadOf(pod), revision: revisionOf(pod)}
 		runs = append(runs, pr)
 		active = append(active, pr)
 	}

@@ -410,6 +410,21 @@ func (t *targets) workloadOf(pod *v1.Pod) string {
 	return ""
 }
 
+// revisionOf names the template that the Pod was made from, as the Pod
+// tells it: its controller's UID, and the revision that its label
+// controller-revision-hash names, which a StatefulSet's and a DaemonSet's
+// Pods carry, as their revisions share the controller. A ReplicaSet's
+// Pods, a Deployment's or a Rollout's, are all of its one template, and
+// its UID names it; so are a Job's. It is "" for a Pod of no controller,
+// which shares its template with no other Pod.
+func revisionOf(pod *v1.Pod) string {
+	ref := metav1.GetControllerOf(pod)
+	if ref == nil {
+		return ""
+	}
+	return string(ref.UID) + "/" + pod.Labels[appsv1.ControllerRevisionHashLabelKey]
+}
+
 // workloadFloors returns the floors of the workloads of t, as they were
 // read.
 func (t *targets) workloadFloors() []floor {
