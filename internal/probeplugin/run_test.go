@@ -327,7 +327,7 @@ func TestPrecheckSays(t *testing.T) {
 		judge        string
 	}{
 		{wait: waitProven, judge: "the wait after each change judges it"},
-		{wait: waitApplied, judge: "the proof judges it until one Pod of each workload is proven, and not on the others (--wait=applied)"},
+		{wait: waitApplied, judge: "the proof judges it on the Pods that it proves: those of a template until each new probe was proven on one of them, and each Pod of no controller (--wait=applied)"},
 		{wait: waitNone, judge: "no wait after the change judges it (--wait=none)"},
 		{wait: waitNone, dryRun: "server", judge: "a run without --dry-run judges it after the change, as --wait says"},
 	} {
