@@ -230,13 +230,18 @@ func (r restoreChange) apply(pod *v1.Pod, c *v1.Container, template *podTemplate
 // undoChange undoes a change of this run that failed, or that an
 // interrupt caught in flight: it puts back the container's probes, the
 // probes that keptAnnotation holds for it, and the record of the Pod's last
-// run, as they were on original, the Pod as the run read it. Anything else
-// is left as it is, and it refuses when the container's probes, its kept
-// probes or the record are no longer as changed, the Pod as the run stored
-// it, has them: someone else changed them since, and undoing would
-// overwrite that change.
+// run, as they were on original, the Pod as the run read it. Of the probe
+// types in keep, it leaves the probe and the kept probe as changed has
+// them: the change then stays in part, and so does the record of this run,
+// with the container as the undo leaves it as its after, so that kubectl
+// probe undo of the run puts back the rest. Anything else is left as it
+// is, and it refuses when the container's probes, its kept probes or the
+// record are no longer as changed, the Pod as the run stored it, has them:
+// someone else changed them since, and undoing would overwrite that
+// change.
 type undoChange struct {
 	original, changed *v1.Pod
+	keep              []probeType
 }
 
 func (u undoChange) apply(pod *v1.Pod, c *v1.Container, _ *podTemplate) error {
@@ -255,8 +260,21 @@ func (u undoChange) apply(pod *v1.Pod, c *v1.Container, _ *podTemplate) error {
 	if !now.equal(stored) || pod.Annotations[lastRunAnnotation] != u.changed.Annotations[lastRunAnnotation] {
 		return fmt.Errorf("the probes of container %q changed after this run stored its change; undoing it would overwrite that change, so it is left as it is", c.Name)
 	}
-	if err := was.set(pod, c); err != nil {
+	back := was.with(stored, u.keep)
+	if err := back.set(pod, c); err != nil {
 		return err
+	}
+	if !back.equal(was) {
+		// The record is the one that this run wrote, as checked above.
+		record, err := readRecord(pod)
+		switch {
+		case err != nil:
+			return err
+		case record == nil:
+			return fmt.Errorf("the Pod has no record of this run")
+		}
+		record.After = back
+		return record.write(pod)
 	}
 	if record, ok := u.original.Annotations[lastRunAnnotation]; ok {
 		pod.Annotations[lastRunAnnotation] = record

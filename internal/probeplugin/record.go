@@ -88,6 +88,25 @@ func (s containerState) only(types []probeType) containerState {
 	return o
 }
 
+// with returns a copy of s with the probes and kept probes of the types
+// as o has them.
+func (s containerState) with(o containerState, types []probeType) containerState {
+	w := containerState{Probes: map[probeType]*v1.Probe{}, Disabled: map[probeType]*v1.Probe{}}
+	for _, t := range probeTypes {
+		from := s
+		if slices.Contains(types, t) {
+			from = o
+		}
+		if p, ok := from.Probes[t]; ok {
+			w.Probes[t] = p.DeepCopy()
+		}
+		if p, ok := from.Disabled[t]; ok {
+			w.Disabled[t] = p.DeepCopy()
+		}
+	}
+	return w
+}
+
 func (s containerState) equal(o containerState) bool {
 	return apiequality.Semantic.DeepEqual(s, o)
 }

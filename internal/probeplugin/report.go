@@ -192,14 +192,26 @@ func (p *reporter) undone(pr *podRun) {
 	p.warnf("pod/%s: undone: its probes are as they were before\n", pr.pod.Name)
 }
 
-// notUndone says why --undo-on-failure left a Pod's change, and the
-// command that puts it back anyway.
-func (p *reporter) notUndone(pr *podRun, why string, c *commandLine) {
-	anyway := ""
-	if c.run != "" {
-		anyway = "; to put it back anyway: " + c.undoPod(pr.pod.Name)
+// notUndone says why --undo-on-failure left a Pod's change, the probes
+// staying (see stays), and the command that puts it back anyway.
+func (p *reporter) notUndone(pr *podRun, staying map[probeType]string, c *commandLine) {
+	p.warnf("pod/%s: not undone: %s%s\n", pr.pod.Name, staysBecause(staying, "its old probes", "the new ones"), anyway(pr, c))
+}
+
+// partlyUndone says that --undo-on-failure put back a Pod's change but for
+// the probes staying, why they stay (see stays), and the command that puts
+// them back anyway.
+func (p *reporter) partlyUndone(pr *podRun, staying map[probeType]string, c *commandLine) {
+	p.warnf("pod/%s: undone but for %s%s\n", pr.pod.Name, stayingProbes(staying), anyway(pr, c))
+}
+
+// anyway returns the end of a line that says what --undo-on-failure left of
+// a Pod's change: the command that puts it back anyway.
+func anyway(pr *podRun, c *commandLine) string {
+	if c.run == "" {
+		return ""
 	}
-	p.warnf("pod/%s: not undone: its old probes would restart the container sooner than the new ones (%s)%s\n", pr.pod.Name, why, anyway)
+	return "; to put it back anyway: " + c.undoPod(pr.pod.Name)
 }
 
 // unknown says how to put back the change of a Pod that may have been
@@ -500,9 +512,9 @@ func (p *reporter) undoHint(pr *podRun, c *commandLine) {
 
 // finished prints the end of a run that stopped at a Pod that failed, or
 // that an interrupt ended: which Pods were done, failed, failed and kept
-// (a relaxation that --undo-on-failure left, see runner.undo), put back
-// and not started, and the command that puts back what the run changed,
-// or that finishes a run of undo.
+// (a relaxation that --undo-on-failure left, in whole or in part, see
+// runner.undo), put back and not started, and the command that puts back
+// what the run changed, or that finishes a run of undo.
 func (p *reporter) finished(title string, done, failed, putBack, rest []*podRun, c *commandLine) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -510,7 +522,7 @@ func (p *reporter) finished(title string, done, failed, putBack, rest []*podRun,
 	notKept := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return pr.kept })
 	fmt.Fprintf(p.errOut, "error: %s\ndone (%d): %s\nfailed (%d): %s\n", title, len(done), list(done), len(notKept), list(notKept))
 	if len(kept) > 0 {
-		fmt.Fprintf(p.errOut, "kept, though not proven, as their old probes would restart the container sooner (%d): %s\n", len(kept), list(kept))
+		fmt.Fprintf(p.errOut, "kept, though not proven, in whole or in part, as their old probes would restart the container sooner or keep it out of readiness more (%d): %s\n", len(kept), list(kept))
 	}
 	if len(putBack) > 0 {
 		fmt.Fprintf(p.errOut, "put back, in flight when interrupted (%d): %s\n", len(putBack), list(putBack))
@@ -541,7 +553,7 @@ func (p *reporter) interrupted(inFlight int, changed, undoing bool, mode string,
 	}
 	switch {
 	case undoing:
-		done = "put back, unless their old probes would restart the container sooner"
+		done = "put back, but for probes whose old ones would restart the container sooner or keep it out of readiness more"
 	case mode == waitApplied:
 		done = "waited on first (--wait=applied)"
 	case mode == waitNone:

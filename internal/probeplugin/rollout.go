@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -524,63 +525,165 @@ func (r *runner) one(ctx, proofs context.Context, pr *podRun, wait func(ctx cont
 
 // undo puts back the probes of a Pod whose change failed, or was
 // interrupted, with --undo-on-failure, and otherwise prints the command that
-// does. It never puts back probes that would restart the container sooner
-// than the new ones (restartsSooner): a relaxed probe that failed its proof
-// is still the lesser evil.
+// does. Of each probe type that the change changed, it puts back the old
+// probe, and what disable kept of that type, unless the change only relaxed
+// it (stays): a relaxed probe that failed its proof is still the lesser
+// evil. So a change that relaxed the liveness probe and made the readiness
+// probe stricter has its readiness probe put back, which may be what
+// failed, and keeps its new liveness probe. What stays is still the run's
+// change, which the Pod's record of the run holds (undoChange); the run
+// prints the kubectl probe undo that puts it back anyway.
 func (r *runner) undo(ctx context.Context, pr *podRun) {
 	if !r.undoOnFailure {
 		r.report.undoHint(pr, r.cmdline)
 		return
 	}
-	if why := restartsSooner(probesOf(pr.pod, pr.container), probesOf(pr.stored, pr.container), !pr.interrupted); why != "" {
-		pr.reason += "; not undone: the old probes would restart the container sooner"
+	staying := stays(probesOf(pr.pod, pr.container), probesOf(pr.stored, pr.container), !pr.interrupted)
+	if len(staying) > 0 && !slices.ContainsFunc(changedTypes(pr.pod, pr.stored, pr.container), func(t probeType) bool { return staying[t] == "" }) {
+		pr.reason += "; not undone: " + staysBecause(staying, "its old probes", "the new ones")
 		pr.kept = true
-		r.report.notUndone(pr, why, r.cmdline)
+		r.report.notUndone(pr, staying, r.cmdline)
 		return
 	}
-	res, err := r.patcher.apply(ctx, pr.stored, pr.container, undoChange{original: pr.pod, changed: pr.stored}, nil, false)
+	res, err := r.patcher.apply(ctx, pr.stored, pr.container, undoChange{original: pr.pod, changed: pr.stored, keep: stayingTypes(staying)}, nil, false)
 	if err != nil {
 		r.report.undoFailed(pr, err)
 		return
 	}
-	pr.stored, pr.undone = res.stored, true
+	pr.stored = res.stored
+	if len(staying) > 0 {
+		pr.reason += "; undone but for " + stayingProbes(staying)
+		pr.kept = true
+		r.report.partlyUndone(pr, staying, r.cmdline)
+		return
+	}
+	pr.undone = true
 	pr.reason += "; undone"
 	r.report.undone(pr)
 }
 
-// restartsSooner says how the old probes, was, would restart the container
-// sooner than the new ones, now, or "" when they would not: only when the
-// change relaxed them, the old ones sooner in a way (sooner), and the new
-// ones in none. Probes that are each sooner in a way of their own, such as
-// an old one that waits longer for an answer and allows fewer failures in a
-// row, are no relaxation: the old ones are put back. Nor is a change that
-// made the readiness probe stricter (readinessStricter), whatever it did to
-// the others: that probe may be what failed, and keeps the Pod out of
-// readiness, which the undo is for.
-func restartsSooner(was, now map[probeType]*v1.Probe, failed bool) string {
-	if readinessStricter(was[readiness], now[readiness]) || sooner(now, was, failed) != "" {
-		return ""
+// stays says, of each probe type whose probe changed from was to now, why
+// its new probe stays when the change failed its proof (failed), or was
+// interrupted: the change only relaxed it, and the old probe, put back,
+// would act sooner than the new one in a way and later in none. Each type
+// is weighed on its own, with the probes of the other types as they are
+// now: the old liveness or startup probe would restart the container
+// sooner (sooner); the old readiness probe would keep the container out of
+// readiness more (readinessSooner). An old probe and a new one that are
+// each sooner in a way of their own, such as an old one that waits longer
+// for an answer and allows fewer failures in a row, are no relaxation; nor
+// is a probe that the change made stricter, nor a readiness probe with
+// another handler: those types are put back, and have no key.
+func stays(was, now map[probeType]*v1.Probe, failed bool) map[probeType]string {
+	staying := map[probeType]string{}
+	for _, t := range probeTypes {
+		if equalProbes(was[t], now[t]) {
+			continue
+		}
+		if t == readiness {
+			if why := readinessSooner(was[t], now[t]); why != "" && readinessSooner(now[t], was[t]) == "" {
+				staying[t] = why
+			}
+			continue
+		}
+		back := maps.Clone(now)
+		back[t] = was[t]
+		if why := sooner(back, now, failed); why != "" && sooner(now, back, failed) == "" {
+			staying[t] = why
+		}
 	}
-	return sooner(was, now, failed)
+	return staying
 }
 
-// readinessStricter says whether a readiness probe, was, changed to now may
-// keep the container out of readiness more: a probe added, one with another
-// handler, one that fails sooner (a lower failureThreshold, a shorter
-// timeoutSeconds or periodSeconds), or one that holds a container that
-// starts, or that failed it, out of readiness longer (a longer
-// initialDelaySeconds or periodSeconds, a higher successThreshold). A probe
-// removed, or only relaxed, may not.
-func readinessStricter(was, now *v1.Probe) bool {
-	switch {
-	case now == nil:
-		return false
-	case was == nil, !apiequality.Semantic.DeepEqual(was.ProbeHandler, now.ProbeHandler):
-		return true
+// stayingTypes lists the probe types of staying, in the order of
+// probeTypes.
+func stayingTypes(staying map[probeType]string) []probeType {
+	return slices.DeleteFunc(slices.Clone(probeTypes), func(t probeType) bool { return staying[t] == "" })
+}
+
+// staysBecause says why the probes staying stay: that old, the old probes,
+// would restart the container sooner than new, or keep it out of readiness
+// more, and how, for each of them.
+func staysBecause(staying map[probeType]string, old, new string) string {
+	var why []string
+	for _, t := range stayingTypes(staying) {
+		why = append(why, staying[t])
 	}
-	o, n := withDefaults(was), withDefaults(now)
-	return n.FailureThreshold < o.FailureThreshold || n.TimeoutSeconds < o.TimeoutSeconds || n.PeriodSeconds != o.PeriodSeconds ||
-		n.InitialDelaySeconds > o.InitialDelaySeconds || max(now.SuccessThreshold, 1) > max(was.SuccessThreshold, 1)
+	verb := "restart the container sooner"
+	switch {
+	case staying[readiness] == "":
+	case len(staying) > 1:
+		verb = "restart the container sooner, and keep it out of readiness more,"
+	default:
+		verb = "keep the container out of readiness more"
+	}
+	return fmt.Sprintf("%s would %s than %s (%s)", old, verb, new, strings.Join(why, "; "))
+}
+
+// stayingProbes names the probes staying, and why they stay: "its liveness
+// probe, as the old one would restart the container sooner than the new
+// one (...)".
+func stayingProbes(staying map[probeType]string) string {
+	if types := stayingTypes(staying); len(types) > 1 {
+		return fmt.Sprintf("its %s probes, as %s", joinTypes(types), staysBecause(staying, "the old ones", "the new ones"))
+	}
+	return fmt.Sprintf("its %s probe, as %s", stayingTypes(staying)[0], staysBecause(staying, "the old one", "the new one"))
+}
+
+// changedTypes lists the probe types of which the container's probe, or
+// the probe that disable kept for it, differs between before and after.
+func changedTypes(before, after *v1.Pod, container string) []probeType {
+	b, _ := stateAt(before, container)
+	a, _ := stateAt(after, container)
+	var changed []probeType
+	for _, t := range probeTypes {
+		if !equalProbes(b.Probes[t], a.Probes[t]) || !equalProbes(b.Disabled[t], a.Disabled[t]) {
+			changed = append(changed, t)
+		}
+	}
+	return changed
+}
+
+// readinessSooner says how the readiness probe a would keep the container
+// out of readiness more than b in one way, or "" in none: it is there and b
+// is not, it asks another thing (another handler), it fails sooner (a lower
+// failureThreshold, a shorter timeoutSeconds), or it holds a container that
+// starts, or that failed it, out of readiness longer (a longer
+// initialDelaySeconds, a higher successThreshold); another periodSeconds
+// is both, as a shorter one fails sooner and a longer one holds a
+// container that failed it out longer, until its successes in a row.
+func readinessSooner(a, b *v1.Probe) string {
+	switch {
+	case a == nil:
+		return ""
+	case b == nil:
+		return "the change removed the readiness probe"
+	case !apiequality.Semantic.DeepEqual(a.ProbeHandler, b.ProbeHandler):
+		return "the readiness probe: another handler"
+	}
+	o, n := withDefaults(a), withDefaults(b)
+	oldSuccess, newSuccess := max(a.SuccessThreshold, 1), max(b.SuccessThreshold, 1)
+	var ways []string
+	for _, f := range []struct {
+		name     string
+		old, new int32
+		unit     string
+		sooner   bool
+	}{
+		{"initialDelaySeconds", o.InitialDelaySeconds, n.InitialDelaySeconds, "s", o.InitialDelaySeconds > n.InitialDelaySeconds},
+		{"failureThreshold", o.FailureThreshold, n.FailureThreshold, "", o.FailureThreshold < n.FailureThreshold},
+		{"successThreshold", oldSuccess, newSuccess, "", oldSuccess > newSuccess},
+		{"periodSeconds", o.PeriodSeconds, n.PeriodSeconds, "s", o.PeriodSeconds != n.PeriodSeconds},
+		{"timeoutSeconds", o.TimeoutSeconds, n.TimeoutSeconds, "s", o.TimeoutSeconds < n.TimeoutSeconds},
+	} {
+		if f.sooner {
+			ways = append(ways, fmt.Sprintf("%s %d%s, the new one %d%s", f.name, f.old, f.unit, f.new, f.unit))
+		}
+	}
+	if len(ways) == 0 {
+		return ""
+	}
+	return "the readiness probe: " + strings.Join(ways, "; ")
 }
 
 // relaxes says whether the Pod's change only relaxes its liveness and
@@ -595,8 +698,8 @@ func (pr *podRun) relaxes() bool {
 // readiness probe, keeps the handlers (a startup probe added, the liveness
 // probe's, which checked the starting container before), and the new
 // probes would restart the container sooner in no way (sooner), the rule
-// by which the undo of a failed change refuses to put back the old probes
-// (restartsSooner).
+// by which the undo of a failed change keeps the new liveness and startup
+// probes (stays).
 func relaxes(was, now map[probeType]*v1.Probe, types []probeType) bool {
 	for _, t := range types {
 		old := was[t]

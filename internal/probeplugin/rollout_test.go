@@ -305,7 +305,7 @@ func TestRolloutInterruptedAsItWaits(t *testing.T) {
 
 // With --undo-on-failure, an interrupt puts back the Pods in flight, and
 // the run lists them apart. (The change makes the liveness probe stricter:
-// a relaxed one is never put back, see TestUndoNeverPutsBackAStricterLiveness.)
+// a relaxed one is never put back, see TestUndoNeverPutsBackAStricterProbe.)
 func TestRolloutInterruptedUndo(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		names := []string{"a", "b", "c", "d"}
@@ -340,7 +340,7 @@ func TestRolloutInterruptedUndo(t *testing.T) {
 		}
 		want := "error: interrupted\ndone (1): pod/a\nfailed (0): none\nput back, in flight when interrupted (2): pod/b pod/c\nnot started, left as they are (1): pod/d\n" +
 			"to put back the 1 Pod that this run changed: kubectl probe undo deployment/web -n ns --run " + testRun + "\n"
-		if !strings.Contains(errOut.String(), "interrupted: no more Pods change, and the 2 in flight are put back, unless their old probes would restart the container sooner; Ctrl-C again quits at once\n") || !strings.HasSuffix(errOut.String(), want) {
+		if !strings.Contains(errOut.String(), "interrupted: no more Pods change, and the 2 in flight are put back, but for probes whose old ones would restart the container sooner or keep it out of readiness more; Ctrl-C again quits at once\n") || !strings.HasSuffix(errOut.String(), want) {
 			t.Errorf("printed\n%s\nwant it to end in\n%s", errOut, want)
 		}
 	})

@@ -60,8 +60,9 @@ type podRun struct {
 	tried  map[probeType]tried
 	// undone is set when the run put back the Pod's probes after its
 	// change failed, or was interrupted; kept when --undo-on-failure left
-	// a failed relaxation, since the old probes would restart the
-	// container sooner.
+	// a failed relaxation, in whole or in part, since the old probes would
+	// restart the container sooner or keep it out of readiness more
+	// (stays).
 	undone, kept bool
 	// interrupted is set for a change in flight that an interrupt ended
 	// before it was proven (--undo-on-failure).

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -622,12 +623,17 @@ func TestRestoreWithUnreadableTemplate(t *testing.T) {
 	}
 }
 
-// --undo-on-failure never puts back probes that would restart the container
-// sooner than the new ones: a relaxed probe whose proof failed stays, and
-// the run says why and how to put the old one back anyway. A stricter new
-// probe that fails is undone. Without a startup probe, the liveness probe
-// runs from the container's start: adding a startup probe relaxes it, and
-// removing one may make it stricter.
+// --undo-on-failure never puts back a probe that would restart the container
+// sooner than the new one, nor a readiness probe that would keep it out of
+// readiness more: of each probe type that the change changed, it puts back
+// the old probe unless the old one is sooner in a way and the new one in
+// none. A relaxed probe whose proof failed stays, and the run says why and
+// how to put the old one back anyway; a stricter new probe that fails is put
+// back, whatever the change did to the other types. Without a startup
+// probe, the liveness probe runs from the container's start: adding a
+// startup probe relaxes it, and removing one may make it stricter. What
+// stays of the change stays the run's: the Pod's record of the run holds
+// it, for kubectl probe undo.
 func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 	// probe is an httpGet probe with failureThreshold n and
 	// initialDelaySeconds delay, of 10s periods.
@@ -636,14 +642,17 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 		p.FailureThreshold, p.InitialDelaySeconds = n, delay
 		return p
 	}
+	all := []probeType{liveness, readiness, startup}
+	undone := "pod/web: undone: its probes are as they were before\n"
 	for _, tc := range []struct {
 		name string
 		// startup is the Pod's startup probe before the change, if any;
 		// liveness and readiness its others, 3×10s when nil.
 		startup, liveness, readiness *v1.Probe
 		change                       change
-		// undone says whether the change is put back.
-		undone  bool
+		// back are the probe types whose old probes are put back; the
+		// others keep the change.
+		back    []probeType
 		printed string
 	}{{
 		name:    "liveness relaxed from 3 to 6",
@@ -651,36 +660,65 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 		printed: "pod/web: not undone: its old probes would restart the container sooner than the new ones (the liveness probe: failureThreshold 3, the new one 6); to put it back anyway: kubectl probe undo pod/web -n ns --run " + testRun + "\n",
 	}, {
 		// The readiness probe, from 10 to 6, is stricter, and may be what
-		// failed: it is put back, with the liveness probe.
+		// failed: it is put back; the liveness probe stays.
 		name:      "liveness relaxed from 3 to 6, and readiness made stricter, from 10 to 6",
 		readiness: probe(10, 0),
 		change:    setChange{types: []probeType{liveness, readiness}, settings: settings{failureThreshold: ptr.To[int32](6)}},
-		undone:    true,
-		printed:   "pod/web: undone: its probes are as they were before\n",
+		back:      []probeType{readiness},
+		printed:   "pod/web: undone but for its liveness probe, as the old one would restart the container sooner than the new one (the liveness probe: failureThreshold 3, the new one 6); to put it back anyway: kubectl probe undo pod/web -n ns --run " + testRun + "\n",
+	}, {
+		// In a flap, both probes given 6 failures of 20s: the readiness
+		// probe's other period holds a container that failed it out of
+		// readiness longer, and is put back; the liveness probe that
+		// restarted the container at its first failure is not.
+		name:     "liveness from 1×10s, and readiness from 3×10s, to 6×20s",
+		liveness: probe(1, 0),
+		change:   setChange{types: []probeType{liveness, readiness}, settings: settings{periodSeconds: ptr.To[int32](20), failureThreshold: ptr.To[int32](6)}},
+		back:     []probeType{readiness},
+		printed:  "(the liveness probe: failureThreshold 1, the new one 6; periodSeconds 10s, the new one 20s)",
 	}, {
 		// A longer delay holds a container that starts out of readiness
 		// longer: no relaxation of a readiness probe.
 		name:    "liveness relaxed, and the readiness probe given a longer delay",
 		change:  setChange{types: []probeType{liveness, readiness}, settings: settings{initialDelaySeconds: ptr.To[int32](60)}},
-		undone:  true,
-		printed: "pod/web: undone: its probes are as they were before\n",
+		back:    []probeType{readiness},
+		printed: "pod/web: undone but for its liveness probe, as the old one would restart the container sooner than the new one (the liveness probe: initialDelaySeconds 0s, the new one 60s)",
 	}, {
 		// A longer period holds a container that failed it out of
 		// readiness longer, until its successes in a row.
 		name:    "liveness relaxed, and the readiness probe given a longer period",
 		change:  setChange{types: []probeType{liveness, readiness}, settings: settings{periodSeconds: ptr.To[int32](60)}},
-		undone:  true,
-		printed: "pod/web: undone: its probes are as they were before\n",
+		back:    []probeType{readiness},
+		printed: "(the liveness probe: periodSeconds 10s, the new one 60s)",
 	}, {
-		// Both relaxed: the change is kept, as for the liveness probe alone.
+		// Both relaxed: neither is put back.
 		name:    "liveness and readiness relaxed from 3 to 6",
 		change:  setChange{types: []probeType{liveness, readiness}, settings: settings{failureThreshold: ptr.To[int32](6)}},
-		printed: "(the liveness probe: failureThreshold 3, the new one 6)",
+		printed: "pod/web: not undone: its old probes would restart the container sooner, and keep it out of readiness more, than the new ones (the liveness probe: failureThreshold 3, the new one 6; the readiness probe: failureThreshold 3, the new one 6)",
+	}, {
+		// The readiness probe alone relaxed, failing as the old one
+		// would, and sooner.
+		name:    "readiness relaxed from 3 to 6",
+		change:  setChange{types: []probeType{readiness}, settings: settings{failureThreshold: ptr.To[int32](6)}},
+		printed: "pod/web: not undone: its old probes would keep the container out of readiness more than the new ones (the readiness probe: failureThreshold 3, the new one 6)",
+	}, {
+		// Each type on its own: the liveness probe, from 6 to 3, is put
+		// back; the readiness probe, from 1 to 3, stays.
+		name:      "liveness made stricter, from 6 to 3, and readiness relaxed, from 1 to 3",
+		liveness:  probe(6, 0),
+		readiness: probe(1, 0),
+		change:    setChange{types: []probeType{liveness, readiness}, settings: settings{failureThreshold: ptr.To[int32](3)}},
+		back:      []probeType{liveness},
+		printed:   "pod/web: undone but for its readiness probe, as the old one would keep the container out of readiness more than the new one (the readiness probe: failureThreshold 1, the new one 3)",
+	}, {
+		name:    "readiness removed",
+		change:  removeChange{types: []probeType{readiness}},
+		printed: "(the change removed the readiness probe)",
 	}, {
 		name:    "liveness made stricter, from 3 to 1",
 		change:  setChange{types: []probeType{liveness}, settings: settings{failureThreshold: ptr.To[int32](1)}},
-		undone:  true,
-		printed: "pod/web: undone: its probes are as they were before\n",
+		back:    all,
+		printed: undone,
 	}, {
 		// The old probe fails sooner on a slow answer, and waits longer
 		// for failures in a row; the new one the other way round: it is
@@ -688,8 +726,8 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 		name:     "liveness from a timeout of 10s and 1×10s to 1s and 2×10s",
 		liveness: func() *v1.Probe { p := probe(1, 0); p.TimeoutSeconds = 10; return p }(),
 		change:   setChange{types: []probeType{liveness}, settings: settings{timeoutSeconds: ptr.To[int32](1), failureThreshold: ptr.To[int32](2)}},
-		undone:   true,
-		printed:  "pod/web: undone: its probes are as they were before\n",
+		back:     all,
+		printed:  undone,
 	}, {
 		// Fewer failures of a longer period: 2 × 30s is longer than 3 ×
 		// 10s, but a probe that fails at once restarts the container after
@@ -697,8 +735,8 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 		// relaxation, and the old one is put back.
 		name:    "liveness from 3×10s to 2×30s",
 		change:  setChange{types: []probeType{liveness}, settings: settings{failureThreshold: ptr.To[int32](2), periodSeconds: ptr.To[int32](30)}},
-		undone:  true,
-		printed: "pod/web: undone: its probes are as they were before\n",
+		back:    all,
+		printed: undone,
 	}, {
 		name:    "liveness given a delay",
 		change:  setChange{types: []probeType{liveness}, settings: settings{initialDelaySeconds: ptr.To[int32](60)}},
@@ -708,8 +746,8 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 		// put back, though it waits less for an answer.
 		name:    "liveness given another handler and a longer timeout",
 		change:  setChange{types: []probeType{liveness}, settings: settings{handler: &v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/livez", Port: intstr.FromInt32(8081)}}, timeoutSeconds: ptr.To[int32](5)}},
-		undone:  true,
-		printed: "pod/web: undone: its probes are as they were before\n",
+		back:    all,
+		printed: undone,
 	}, {
 		name:    "liveness removed",
 		change:  removeChange{types: []probeType{liveness}},
@@ -726,21 +764,30 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 	}, {
 		name:    "startup added, giving a start 20s, less than the liveness probe's 30s",
 		change:  setChange{types: []probeType{startup}, settings: settings{probe: probe(2, 0)}},
-		undone:  true,
-		printed: "pod/web: undone: its probes are as they were before\n",
+		back:    all,
+		printed: undone,
 	}, {
 		// What checks a starting container asks another thing: the
 		// startup probe that failed is taken away, whatever its timing.
 		name:    "startup added with another handler than the liveness probe's",
 		change:  setChange{types: []probeType{startup}, settings: settings{probe: func() *v1.Probe { p := probe(60, 0); p.HTTPGet.Path = "/started"; return p }()}},
-		undone:  true,
-		printed: "pod/web: undone: its probes are as they were before\n",
+		back:    all,
+		printed: undone,
 	}, {
 		name:    "startup of 300s removed: the liveness probe's 30s from the start",
 		startup: probe(30, 0),
 		change:  removeChange{types: []probeType{startup}},
-		undone:  true,
-		printed: "pod/web: undone: its probes are as they were before\n",
+		back:    all,
+		printed: undone,
+	}, {
+		// Each type on its own: with the old startup probe put back, the
+		// container gets 300s to start again; the liveness probe, from 3
+		// to 6, stays.
+		name:    "startup made stricter, from 30 to 6, and liveness relaxed, from 3 to 6",
+		startup: probe(30, 0),
+		change:  setChange{types: []probeType{liveness, startup}, settings: settings{probe: probe(6, 0)}},
+		back:    []probeType{startup},
+		printed: "pod/web: undone but for its liveness probe, as the old one would restart the container sooner than the new one (the liveness probe: failureThreshold 3, the new one 6)",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := webPod()
@@ -751,15 +798,25 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 			if tc.readiness != nil {
 				pod.Spec.Containers[0].ReadinessProbe = tc.readiness
 			}
-			want := pod.Spec.Containers[0].DeepCopy()
+			changed, err := applyChange(t, pod, tc.change, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// want is the container as the change left it, with the old
+			// probes of the types put back.
+			want := changed.Spec.Containers[0].DeepCopy()
+			for _, pt := range tc.back {
+				*pt.of(want) = *pt.of(&pod.Spec.Containers[0])
+			}
 			c := newCluster(pod)
 			r, _, errOut := newRunner(c, tc.change)
 			r.undoOnFailure, r.report.yes = true, true
 			r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
 				return "", errors.New("the new probes have not passed")
 			}
+			undone := apiequality.Semantic.DeepEqual(want, &pod.Spec.Containers[0])
 			wantStatus := exitStopped
-			if tc.undone {
+			if undone {
 				wantStatus = 1
 			}
 			if err := r.run(context.Background(), &targets{pods: []*v1.Pod{pod}}); exitStatus(err) != wantStatus {
@@ -769,13 +826,84 @@ func TestUndoNeverPutsBackAStricterProbe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if undone := apiequality.Semantic.DeepEqual(&got.Spec.Containers[0], want); undone != tc.undone {
-				t.Errorf("undone %t, want %t\n%s", undone, tc.undone, errOut)
+			if diff := cmp.Diff(want, &got.Spec.Containers[0]); diff != "" {
+				t.Errorf("container (-want +got):\n%s\n%s", diff, errOut)
 			}
 			if !strings.Contains(errOut.String(), tc.printed) {
 				t.Errorf("printed\n%s\nwant %q in it", errOut, tc.printed)
 			}
+			// The record of the run holds what stays of its change, for
+			// kubectl probe undo; a change put back whole leaves none.
+			record, err := readRecord(got)
+			switch {
+			case err != nil:
+				t.Errorf("record: %v", err)
+			case undone && record != nil:
+				t.Errorf("the undone change left a record of its run: %+v", record)
+			case undone:
+			case record == nil || record.Run != testRun:
+				t.Errorf("record %+v, want one of run %s", record, testRun)
+			default:
+				before, _ := stateAt(pod, "app")
+				now, _ := stateAt(got, "app")
+				if !record.Before.equal(before) || !record.After.heldBy(now) {
+					t.Errorf("record before %+v, after %+v; want before %+v, after %+v", record.Before, record.After, before, now)
+				}
+			}
 		})
+	}
+}
+
+// The partial undo of a change puts back, of each probe type put back,
+// what kubectl probe disable kept of it too, and leaves the Pod's record of
+// the run as the Pod then is: kubectl probe undo of the run puts back the
+// rest. Here restore --force put back a liveness probe of 6 failures over
+// one of 1, and a readiness probe; the readiness probe goes back to being
+// kept, and the liveness probe stays.
+func TestUndoPutsBackWhatDisableKeptOfEachType(t *testing.T) {
+	pod := webPod()
+	strict := httpGet("/healthz")
+	strict.FailureThreshold = 1
+	relaxed := httpGet("/healthz")
+	relaxed.FailureThreshold = 6
+	pod.Spec.Containers[0].LivenessProbe, pod.Spec.Containers[0].ReadinessProbe = strict, nil
+	pod.Annotations = map[string]string{keptAnnotation: keptValue(keptProbes{"app": {liveness: relaxed, readiness: httpGet("/ready")}})}
+	c := newCluster(pod)
+	r, _, errOut := newRunner(c, restoreChange{types: []probeType{liveness, readiness}, force: true})
+	r.undoOnFailure, r.report.yes = true, true
+	r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
+		return "", errors.New("the new probes have not passed")
+	}
+	if err := r.run(context.Background(), &targets{pods: []*v1.Pod{pod}}); exitStatus(err) != exitStopped {
+		t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), exitStopped)
+	}
+	if want := "pod/web: undone but for its liveness probe, as the old one would restart the container sooner than the new one (the liveness probe: failureThreshold 1, the new one 6)"; !strings.Contains(errOut.String(), want) {
+		t.Errorf("printed\n%s\nwant %q in it", errOut, want)
+	}
+	got, err := c.CoreV1().Pods("ns").Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := stateAt(got, "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := containerState{Probes: map[probeType]*v1.Probe{liveness: relaxed}, Disabled: map[probeType]*v1.Probe{readiness: httpGet("/ready")}}
+	if diff := cmp.Diff(want, now); diff != "" {
+		t.Errorf("probes and kept probes (-want +got):\n%s", diff)
+	}
+	record, err := readRecord(got)
+	if err != nil || record == nil || record.Run != testRun || !record.After.heldBy(now) {
+		t.Fatalf("record %+v, %v; want one of run %s whose after is %+v", record, err, testRun, now)
+	}
+	// kubectl probe undo of the run puts back the rest.
+	undone, _, err := modify(got, "", undoRun{run: testRun, undoneBy: "undo"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := stateAt(pod, "app")
+	if after, _ := stateAt(undone, "app"); !after.equal(before) {
+		t.Errorf("after kubectl probe undo: %+v, want %+v", after, before)
 	}
 }
 
@@ -793,7 +921,7 @@ func TestRunListsAKeptRelaxation(t *testing.T) {
 		t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), exitStopped)
 	}
 	want := "error: stopped at the first Pod that failed\ndone (0): none\nfailed (0): none\n" +
-		"kept, though not proven, as their old probes would restart the container sooner (1): pod/a\n" +
+		"kept, though not proven, in whole or in part, as their old probes would restart the container sooner or keep it out of readiness more (1): pod/a\n" +
 		"not started, left as they are (1): pod/b\n" +
 		"to put back the 1 Pod that this run changed: kubectl probe undo deployment/web -n ns --run " + testRun + "\n"
 	if !strings.HasSuffix(errOut.String(), want) {
@@ -803,16 +931,16 @@ func TestRunListsAKeptRelaxation(t *testing.T) {
 
 // A change interrupted before it was proven, with --undo-on-failure, did
 // not fail: its old probes are weighed whatever their handler.
-func TestRestartsSoonerInterrupted(t *testing.T) {
+func TestStaysInterrupted(t *testing.T) {
 	was := map[probeType]*v1.Probe{liveness: httpGet("/healthz")}
 	now := map[probeType]*v1.Probe{liveness: httpGet("/livez")}
 	now[liveness].TimeoutSeconds = 5
-	if why := restartsSooner(was, now, true); why != "" {
-		t.Errorf("failed: %q, want the new handler put back", why)
+	if staying := stays(was, now, true); len(staying) > 0 {
+		t.Errorf("failed: %q, want the new handler put back", staying)
 	}
-	want := "the liveness probe: timeoutSeconds 1s, the new one 5s"
-	if why := restartsSooner(was, now, false); why != want {
-		t.Errorf("interrupted: %q, want %q", why, want)
+	want := map[probeType]string{liveness: "the liveness probe: timeoutSeconds 1s, the new one 5s"}
+	if staying := stays(was, now, false); !maps.Equal(staying, want) {
+		t.Errorf("interrupted: %q, want %q", staying, want)
 	}
 }
 
