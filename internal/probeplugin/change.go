@@ -273,7 +273,9 @@ func (u undoChange) apply(pod *v1.Pod, c *v1.Container, _ *podTemplate) error {
 		case record == nil:
 			return fmt.Errorf("the Pod has no record of this run")
 		}
-		record.After = back
+		// Of an undo's change, the run it undid is then undone in part,
+		// and kubectl probe undo of that run puts back the rest.
+		record.After, record.UndoneBy = back, ""
 		return record.write(pod)
 	}
 	if record, ok := u.original.Annotations[lastRunAnnotation]; ok {

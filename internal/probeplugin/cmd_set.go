@@ -109,7 +109,7 @@ puts back the Pods it changed.`,
 	}
 	o.addFlags(cmd)
 	cmd.Flags().StringVar(&o.getURL, "get-url", "", "Probe with an HTTP GET of this URL: scheme://[host]:port[/path], such as http://:8080/healthz; port is a number or a container port's name, and without host the Pod's IP is asked.")
-	cmd.Flags().StringVar(&o.openTCP, "open-tcp", "", "Probe by opening a TCP connection to this port of the Pod: a number or a container port's name.")
+	cmd.Flags().StringVar(&o.openTCP, "open-tcp", "", "Probe by opening a TCP connection to this port of the Pod, or of the probe's host when it has one: a number or a container port's name.")
 	cmd.Flags().StringArrayVar(&o.headers, "header", nil, "A header of the httpGet probe's request, NAME: VALUE, such as \"Host: api.internal\"; repeat it for more. Given, the headers replace the probe's; without it, they are kept.")
 	cmd.Flags().Int32Var(&o.grpcPort, "grpc-port", 0, "Probe with the gRPC health check on this port of the Pod.")
 	cmd.Flags().StringVar(&o.grpcService, "grpc-service", "", "The service that the gRPC health check asks about; \"\" for the server's overall health. Without it, the probe's service is kept.")

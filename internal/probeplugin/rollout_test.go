@@ -1499,6 +1499,10 @@ func TestRolloutWaitAppliedProvesEachTemplate(t *testing.T) {
 		name string
 		// of makes a Pod of the old template or of the new one.
 		of func(pod *v1.Pod, new bool)
+		// proven and waited are the Pods proven, and waited on only until
+		// applied; by default a and c, and b, d and e: the batches are a,
+		// the workload's canary; b and c; d and e.
+		proven, waited []string
 	}{{
 		name: "a Deployment's two ReplicaSets",
 		of: func(pod *v1.Pod, new bool) {
@@ -1517,6 +1521,12 @@ func TestRolloutWaitAppliedProvesEachTemplate(t *testing.T) {
 			pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "web", UID: "ds-web", Controller: ptr.To(true)}}
 			pod.Labels = map[string]string{appsv1.ControllerRevisionHashLabelKey: map[bool]string{false: "7f9c5d8b6", true: "5d4b8f7c9"}[new]}
 		},
+	}, {
+		name: "a StatefulSet's Pods without their revision, whose templates are not known",
+		of: func(pod *v1.Pod, _ bool) {
+			pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "web", UID: "ss-web", Controller: ptr.To(true)}}
+		},
+		proven: []string{"a", "b", "c", "d", "e"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			names := []string{"a", "b", "c", "d", "e"}
@@ -1546,9 +1556,12 @@ func TestRolloutWaitAppliedProvesEachTemplate(t *testing.T) {
 			if err := r.run(context.Background(), inWorkload(pods)); err != nil {
 				t.Fatalf("run: %v\n%s", err, errOut)
 			}
-			// The batches: a, the workload's canary; b and c; d and e.
-			if !slices.Equal(sortedCopy(proven), []string{"a", "c"}) || !slices.Equal(sortedCopy(waited), []string{"b", "d", "e"}) {
-				t.Errorf("proven %v, waited on until applied %v; want a and c proven, b, d and e applied", proven, waited)
+			wantProven, wantWaited := []string{"a", "c"}, []string{"b", "d", "e"}
+			if tc.proven != nil {
+				wantProven, wantWaited = tc.proven, tc.waited
+			}
+			if !slices.Equal(sortedCopy(proven), wantProven) || !slices.Equal(sortedCopy(waited), wantWaited) {
+				t.Errorf("proven %v, waited on until applied %v; want %v proven, %v applied", proven, waited, wantProven, wantWaited)
 			}
 		})
 	}

@@ -907,6 +907,57 @@ func TestUndoPutsBackWhatDisableKeptOfEachType(t *testing.T) {
 	}
 }
 
+// A kubectl probe undo whose own change failed its proof, and that
+// --undo-on-failure put back in part, leaves the run it undid as not undone,
+// with the container as it then is as that run's after, so that a kubectl
+// probe undo of that run puts back the rest.
+func TestPartialUndoOfAnUndoLeavesTheRunToUndo(t *testing.T) {
+	strict, relaxed := httpGet("/healthz"), httpGet("/healthz")
+	strict.FailureThreshold, relaxed.FailureThreshold = 1, 6
+	// Run testRun relaxed the liveness probe and added a readiness probe.
+	changed := webPod()
+	changed.Spec.Containers[0].LivenessProbe = relaxed
+	record := runRecord{
+		Version:   recordVersion,
+		Run:       testRun,
+		Container: "app",
+		Before:    containerState{Probes: map[probeType]*v1.Probe{liveness: strict}},
+		After:     containerState{Probes: map[probeType]*v1.Probe{liveness: relaxed, readiness: httpGet("/ready")}},
+	}
+	changed.Annotations = map[string]string{}
+	if err := record.write(changed); err != nil {
+		t.Fatal(err)
+	}
+	// kubectl probe undo of it put back the strict liveness probe and
+	// removed the readiness probe; its proof failed, and the undo of that
+	// puts back the relaxed liveness probe and keeps the readiness probe
+	// removed (stays).
+	undone, _, err := modify(changed, "", undoRun{run: testRun, undoneBy: "u1"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	staying := stays(probesOf(changed, "app"), probesOf(undone, "app"), true)
+	if diff := cmp.Diff([]probeType{readiness}, stayingTypes(staying)); diff != "" {
+		t.Fatalf("types that stay (-want +got):\n%s", diff)
+	}
+	partly, _, err := modify(undone, "app", undoChange{original: changed, changed: undone, keep: stayingTypes(staying)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readRecord(partly)
+	if err != nil || got == nil || got.Run != testRun || got.UndoneBy != "" {
+		t.Fatalf("record %+v, %v; want one of run %s, not undone", got, err, testRun)
+	}
+	// kubectl probe undo of the run puts back the rest.
+	rest, _, err := modify(partly, "", undoRun{run: testRun, undoneBy: "u2"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now, _ := stateAt(rest, "app"); !now.equal(record.Before) {
+		t.Errorf("after kubectl probe undo: %+v, want %+v", now, record.Before)
+	}
+}
+
 // A relaxation whose proof failed, which --undo-on-failure keeps since the
 // old probes would restart the container sooner, stops the run, and is
 // listed as kept, not with the Pods that failed and were put back.

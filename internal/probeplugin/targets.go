@@ -416,13 +416,19 @@ func (t *targets) workloadOf(pod *v1.Pod) string {
 // Pods carry, as their revisions share the controller. A ReplicaSet's
 // Pods, a Deployment's or a Rollout's, are all of its one template, and
 // its UID names it; so are a Job's. It is "" for a Pod of no controller,
-// which shares its template with no other Pod.
+// which shares its template with no other Pod, and for a StatefulSet's or
+// a DaemonSet's Pod without that label (adopted, or the label removed),
+// whose template is not known.
 func revisionOf(pod *v1.Pod) string {
 	ref := metav1.GetControllerOf(pod)
 	if ref == nil {
 		return ""
 	}
-	return string(ref.UID) + "/" + pod.Labels[appsv1.ControllerRevisionHashLabelKey]
+	hash, ok := pod.Labels[appsv1.ControllerRevisionHashLabelKey]
+	if !ok && (ref.Kind == "StatefulSet" || ref.Kind == "DaemonSet") {
+		return ""
+	}
+	return string(ref.UID) + "/" + hash
 }
 
 // workloadFloors returns the floors of the workloads of t, as they were
