@@ -354,7 +354,7 @@ func (o *changeOptions) addRunFlags(cmd *cobra.Command) {
 	cmdutil.AddDryRunFlag(cmd)
 	o.PrintFlags.AddFlags(cmd)
 	cmd.Flags().StringVar(&o.maxInFlight, "max-in-flight", "", "The most Pods of a workload out of readiness at once: a number, or a percentage of its replicas (25%). It lowers, never raises, the workload's limit (its maxUnavailable) and a PodDisruptionBudget's, each at least 1; 10 where none sets one, 1 where none is known; for a custom kind, it sets it.")
-	cmd.Flags().StringVar(&o.wait, "wait", o.wait, "After each change, what to wait for before the next batch: proven, the kubelet applied it and each new probe passed its failure window; applied, proven until each new probe was on a Pod of the same template (of no controller, always), then applied; or none, counting the Ready Pods as last read.")
+	cmd.Flags().StringVar(&o.wait, "wait", o.wait, "After each change, what to wait for before the next batch: proven, the kubelet applied it and each new probe passed its failure window; applied, proven until each new probe was on a Pod of its template (always, if that is not known), then applied; or none, counting the Ready Pods as last read.")
 	cmd.Flags().Lookup("wait").NoOptDefVal = waitProven
 	cmd.Flags().DurationVar(&o.waitTimeout, "wait-timeout", o.waitTimeout, "How long to wait for each Pod (its kubelet to apply the change, its container to run the new probes; a new probe's failure window that began is waited out), and for Pods to turn Ready when no Pod may change without taking too many out of readiness; 0 waits as long as it takes.")
 	cmd.Flags().DurationVar(&o.waitTimeout, "timeout", o.waitTimeout, "How long to wait for each Pod.")

@@ -1527,6 +1527,18 @@ func TestRolloutWaitAppliedProvesEachTemplate(t *testing.T) {
 			pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "web", UID: "ss-web", Controller: ptr.To(true)}}
 		},
 		proven: []string{"a", "b", "c", "d", "e"},
+	}, {
+		name: "a ReplicaSet's template changed in place",
+		of: func(pod *v1.Pod, new bool) {
+			pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "rs-web", Controller: ptr.To(true)}}
+			pod.Labels = map[string]string{appsv1.DefaultDeploymentUniqueLabelKey: map[bool]string{false: "7f9c5d8b6", true: "5d4b8f7c9"}[new]}
+		},
+	}, {
+		name: "a custom controller's Pods, whose templates are not known",
+		of: func(pod *v1.Pod, _ bool) {
+			pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "postgresql.cnpg.io/v1", Kind: "Cluster", Name: "pg", UID: "cluster-pg", Controller: ptr.To(true)}}
+		},
+		proven: []string{"a", "b", "c", "d", "e"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			names := []string{"a", "b", "c", "d", "e"}

@@ -173,7 +173,7 @@ func (t *templates) of(ctx context.Context, pod *v1.Pod) (*podTemplate, error) {
 	if !ok || kind.template == nil {
 		return nil, nil
 	}
-	key := string(ref.UID) + "/" + pod.Labels[appsv1.DefaultDeploymentUniqueLabelKey] + "/" + pod.Labels[appsv1.ControllerRevisionHashLabelKey]
+	key := templateKey(pod, ref)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if r, ok := t.cache[key]; ok {
@@ -411,24 +411,42 @@ func (t *targets) workloadOf(pod *v1.Pod) string {
 }
 
 // revisionOf names the template that the Pod was made from, as the Pod
-// tells it: its controller's UID, and the revision that its label
-// controller-revision-hash names, which a StatefulSet's and a DaemonSet's
-// Pods carry, as their revisions share the controller. A ReplicaSet's
-// Pods, a Deployment's or a Rollout's, are all of its one template, and
-// its UID names it; so are a Job's. It is "" for a Pod of no controller,
-// which shares its template with no other Pod, and for a StatefulSet's or
-// a DaemonSet's Pod without that label (adopted, or the label removed),
-// whose template is not known.
+// tells it (templateKey), for a controller of a kind whose templates the
+// run knows (workloadKinds). It is "" for a Pod whose template is not
+// known, which may share it with no other Pod: a Pod of no controller, or
+// of a kind that is not built in (an operator that owns its Pods may make
+// them of several templates with no label that names them), and a
+// StatefulSet's or a DaemonSet's Pod without its label
+// controller-revision-hash (adopted, or the label removed).
 func revisionOf(pod *v1.Pod) string {
 	ref := metav1.GetControllerOf(pod)
 	if ref == nil {
 		return ""
 	}
-	hash, ok := pod.Labels[appsv1.ControllerRevisionHashLabelKey]
-	if !ok && (ref.Kind == "StatefulSet" || ref.Kind == "DaemonSet") {
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	if err != nil {
 		return ""
 	}
-	return string(ref.UID) + "/" + hash
+	gk := gv.WithKind(ref.Kind).GroupKind()
+	_, labelled := pod.Labels[appsv1.ControllerRevisionHashLabelKey]
+	switch kind, ok := workloadKinds[gk]; {
+	case !ok || kind.template == nil:
+		return ""
+	case !labelled && (gk == schema.GroupKind{Group: "apps", Kind: "StatefulSet"} || gk == schema.GroupKind{Group: "apps", Kind: "DaemonSet"}):
+		return ""
+	}
+	return templateKey(pod, ref)
+}
+
+// templateKey names the revision of the Pod's controller, ref, that the Pod
+// was made from: the controller's UID, and the revision that the Pod's
+// labels name. A Deployment's ReplicaSet is of one revision, which its
+// Pods' pod-template-hash names, and a ReplicaSet's template that was
+// changed since it made a Pod gives its next Pods another; a StatefulSet's
+// and a DaemonSet's revisions share the controller, and their Pods'
+// controller-revision-hash names them.
+func templateKey(pod *v1.Pod, ref *metav1.OwnerReference) string {
+	return string(ref.UID) + "/" + pod.Labels[appsv1.DefaultDeploymentUniqueLabelKey] + "/" + pod.Labels[appsv1.ControllerRevisionHashLabelKey]
 }
 
 // workloadFloors returns the floors of the workloads of t, as they were
