@@ -185,6 +185,8 @@ suite() {
 }
 
 rc=0
+# The feature's report and log are this run's or none, for the table below.
+rm -f "${E2E_DIR}/feature.json" "${E2E_DIR}/feature.log"
 "${ROOT}/hack/internal/node-guest.sh" plant
 suite true || rc=1
 if ((measure == 0 && NODES == 1)); then

@@ -42,10 +42,13 @@ kep::e2e::build
 kep::e2e::build_images busybox agnhost pause
 
 # The node that is up goes on every path: an interrupt (Ctrl-C) does not
-# reach its processes, which run in a session of their own.
-node_up=0
+# reach its processes, which run in a session of their own. It reaches
+# Ginkgo, which reports the specs it ran and exits; the run then takes the
+# node down, runs no other configuration, prints the table and fails.
+node_up=0 interrupted=0
 cleanup() { ((node_up == 0)) || "${ROOT}/hack/node-down.sh"; }
 trap cleanup EXIT
+trap 'interrupted=1' INT
 for config in "${configs[@]}"; do
   options=(--no-build)
   labels=${E2E_LABELS_GATE_OFF}
@@ -65,5 +68,9 @@ for config in "${configs[@]}"; do
     "${ROOT}/hack/node-down.sh"
     node_up=0
   fi
+  ((interrupted == 0)) || break
 done
-(cd "${ROOT}" && go run ./cmd/e2e-table -dir "${E2E_DIR}" "${configs[@]}") | tee "${E2E_DIR}/table.md"
+rc=0
+(cd "${ROOT}" && go run ./cmd/e2e-table -dir "${E2E_DIR}" "${configs[@]}") | tee "${E2E_DIR}/table.md" || rc=$?
+((interrupted == 0)) || kep::log::error_exit "interrupted; the table above is of what ran"
+exit "${rc}"

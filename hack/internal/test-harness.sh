@@ -234,8 +234,9 @@ check "with the patches before it applied" test "$(git -C "${s}" rev-list --coun
 check "a target then reports the session" eval '! in_harness kep::tree::ensure_checkout && said "am --continue"'
 check "export refuses during the session" eval '! export_patches && said "am --abort"'
 check "and leaves the series as it was" diff -r "${series}" "${work}/intact"
-# Resolved in the tree (here by leaving the patch out), the session's end
-# is the tree's series.
+# Resolved in the tree, the session's end is the tree's series. Here the
+# patch is left out: its subject is that of the patch before it, so the
+# series that make patches writes drops no subject the tree never had.
 git -C "${s}" am -q --skip
 check "after the session is resolved, export writes the tree's series" export_patches
 check "of the patches the tree has" test "$(series_files | wc -l)" -eq $((n - 1))
