@@ -75,7 +75,7 @@ ReplicaSet's, a StatefulSet's or DaemonSet's revision), which one
 workload's Pods do not all share mid-rollout, are proven until each new
 probe was proven on one of them, and each Pod after them waited on only
 until its kubelet applied the change (a Pod whose template is not known,
-of no controller or of a kind that is not built in, is proven);
+as of no controller, or of a kind kubectl probe does not know, is proven);
 with --max-in-flight=25%, the batches are 1 Pod, then batches that double
 up to a quarter of the replicas, or fewer where the workload allows
 fewer. A change to a crash-looping container is proven

@@ -215,6 +215,11 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		status = reportedStatus(exitStopped)
 	}
 	if len(todo) == 1 && failed != nil && !interrupted {
+		// The Pod's lines said what failed; a run of undo still says how
+		// to finish it.
+		if finishing := r.cmdline.finishing(); finishing != "" {
+			r.report.warnf("%s", finishing)
+		}
 		return status
 	}
 	title := "stopped at the first Pod that failed"

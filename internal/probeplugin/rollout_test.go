@@ -892,7 +892,8 @@ func deploymentOf(name string, replicas int32, maxUnavailable intstr.IntOrString
 	}
 	pods := readyPods(names, notReadyNames...)
 	for _, pod := range pods {
-		pod.Labels = map[string]string{"app": name}
+		// The Deployment's ReplicaSet labels its Pods with its revision.
+		pod.Labels = map[string]string{"app": name, appsv1.DefaultDeploymentUniqueLabelKey: "1"}
 		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID, Controller: ptr.To(true)}}
 	}
 	return deployment, rs, pods
@@ -1482,6 +1483,10 @@ func inWorkload(pods []*v1.Pod) *targets {
 	for _, pod := range pods {
 		if metav1.GetControllerOf(pod) == nil {
 			pod.OwnerReferences = append(pod.OwnerReferences, metav1.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-1", UID: "rs-web-1", Controller: ptr.To(true)})
+			if pod.Labels == nil {
+				pod.Labels = map[string]string{}
+			}
+			pod.Labels[appsv1.DefaultDeploymentUniqueLabelKey] = "1"
 		}
 	}
 	return &targets{pods: pods, floors: []*workloadFloor{{floor: newFloor("deployment.apps/web", limit{n: 10}, len(pods), pods)}}}
@@ -1508,6 +1513,7 @@ func TestRolloutWaitAppliedProvesEachTemplate(t *testing.T) {
 		of: func(pod *v1.Pod, new bool) {
 			rs := map[bool]string{false: "web-1", true: "web-2"}[new]
 			pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs, UID: types.UID("rs-" + rs), Controller: ptr.To(true)}}
+			pod.Labels = map[string]string{appsv1.DefaultDeploymentUniqueLabelKey: strings.TrimPrefix(rs, "web-")}
 		},
 	}, {
 		name: "a StatefulSet's two revisions",
@@ -1533,6 +1539,12 @@ func TestRolloutWaitAppliedProvesEachTemplate(t *testing.T) {
 			pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "rs-web", Controller: ptr.To(true)}}
 			pod.Labels = map[string]string{appsv1.DefaultDeploymentUniqueLabelKey: map[bool]string{false: "7f9c5d8b6", true: "5d4b8f7c9"}[new]}
 		},
+	}, {
+		name: "a ReplicaSet's Pods without pod-template-hash, whose template may have changed in place",
+		of: func(pod *v1.Pod, _ bool) {
+			pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "rs-web", Controller: ptr.To(true)}}
+		},
+		proven: []string{"a", "b", "c", "d", "e"},
 	}, {
 		name: "a custom controller's Pods, whose templates are not known",
 		of: func(pod *v1.Pod, _ bool) {

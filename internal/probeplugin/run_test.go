@@ -958,6 +958,23 @@ func TestPartialUndoOfAnUndoLeavesTheRunToUndo(t *testing.T) {
 	}
 }
 
+// A run of kubectl probe undo of one Pod that stops at it says how to
+// finish it, as a run of several Pods does.
+func TestUndoOfOnePodThatStopsSaysHowToFinish(t *testing.T) {
+	c := newCluster(namedPods("a")...)
+	r, _, errOut := newRunner(c, relax)
+	r.cmdline.run, r.cmdline.undoing, r.cmdline.targets = "", testRun, []string{"pod/a"}
+	r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
+		return "", errors.New("the new probes have not passed")
+	}
+	if err := r.run(context.Background(), &targets{pods: namedPods("a")}); exitStatus(err) != exitStopped {
+		t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), exitStopped)
+	}
+	if want := "to finish putting back run " + testRun + ": kubectl probe undo pod/a -n ns --run " + testRun + "\n"; !strings.Contains(errOut.String(), want) {
+		t.Errorf("printed\n%s\nwant %q in it", errOut, want)
+	}
+}
+
 // A relaxation whose proof failed, which --undo-on-failure keeps since the
 // old probes would restart the container sooner, stops the run, and is
 // listed as kept, not with the Pods that failed and were put back.

@@ -34,6 +34,10 @@ type workloadKind struct {
 	// controls was created from, and that revision's name; nil for a kind
 	// that controls no Pods itself (a Deployment does through ReplicaSets).
 	template func(ctx context.Context, client kubernetes.Interface, pod *v1.Pod, owner metav1.OwnerReference) (*v1.PodTemplateSpec, string, error)
+	// revisionLabel is the label by which its Pods name the revision of
+	// its template that they were made from, when it may have several;
+	// "" for a kind whose template does not change (a Job's).
+	revisionLabel string
 }
 
 // workloadKinds are the built-in kinds of workload, which shell completion
@@ -41,9 +45,9 @@ type workloadKind struct {
 // compared with.
 var workloadKinds = map[schema.GroupKind]workloadKind{
 	{Group: "apps", Kind: "Deployment"}:  {arg: "deployment"},
-	{Group: "apps", Kind: "ReplicaSet"}:  {arg: "replicaset", template: replicaSetTemplate},
-	{Group: "apps", Kind: "StatefulSet"}: {arg: "statefulset", template: revisionTemplate},
-	{Group: "apps", Kind: "DaemonSet"}:   {arg: "daemonset", template: revisionTemplate},
+	{Group: "apps", Kind: "ReplicaSet"}:  {arg: "replicaset", template: replicaSetTemplate, revisionLabel: appsv1.DefaultDeploymentUniqueLabelKey},
+	{Group: "apps", Kind: "StatefulSet"}: {arg: "statefulset", template: revisionTemplate, revisionLabel: appsv1.ControllerRevisionHashLabelKey},
+	{Group: "apps", Kind: "DaemonSet"}:   {arg: "daemonset", template: revisionTemplate, revisionLabel: appsv1.ControllerRevisionHashLabelKey},
 	{Group: "batch", Kind: "Job"}:        {arg: "job", template: jobTemplate},
 }
 
@@ -414,10 +418,11 @@ func (t *targets) workloadOf(pod *v1.Pod) string {
 // tells it (templateKey), for a controller of a kind whose templates the
 // run knows (workloadKinds). It is "" for a Pod whose template is not
 // known, which may share it with no other Pod: a Pod of no controller, or
-// of a kind that is not built in (an operator that owns its Pods may make
-// them of several templates with no label that names them), and a
-// StatefulSet's or a DaemonSet's Pod without its label
-// controller-revision-hash (adopted, or the label removed).
+// of a kind whose templates the run does not know (an operator that owns
+// its Pods may make them of several templates with no label that names
+// them), and a Pod without the label that names its controller's revision
+// (a ReplicaSet that no Deployment made, whose template may be changed in
+// place; an adopted Pod, or one whose label was removed).
 func revisionOf(pod *v1.Pod) string {
 	ref := metav1.GetControllerOf(pod)
 	if ref == nil {
@@ -427,12 +432,11 @@ func revisionOf(pod *v1.Pod) string {
 	if err != nil {
 		return ""
 	}
-	gk := gv.WithKind(ref.Kind).GroupKind()
-	_, labelled := pod.Labels[appsv1.ControllerRevisionHashLabelKey]
-	switch kind, ok := workloadKinds[gk]; {
-	case !ok || kind.template == nil:
+	kind, ok := workloadKinds[gv.WithKind(ref.Kind).GroupKind()]
+	if !ok || kind.template == nil {
 		return ""
-	case !labelled && (gk == schema.GroupKind{Group: "apps", Kind: "StatefulSet"} || gk == schema.GroupKind{Group: "apps", Kind: "DaemonSet"}):
+	}
+	if _, labelled := pod.Labels[kind.revisionLabel]; kind.revisionLabel != "" && !labelled {
 		return ""
 	}
 	return templateKey(pod, ref)
