@@ -398,7 +398,7 @@ func (p *reporter) precheck(active []*podRun, mode string) {
 		case p.dryRun != "":
 			return "a run without --dry-run judges it" + by + " after the change, as --wait says"
 		case mode == waitApplied:
-			return "the proof judges it" + by + " on the Pods that it proves: those of a template until each new probe was proven on one of them, and each Pod of no controller (--wait=applied)"
+			return "the proof judges it" + by + " on the Pods that it proves: those of a template until each new probe was proven on one of them, and each Pod whose template is not known (--wait=applied)"
 		case mode == waitNone:
 			return "no wait after the change judges it (--wait=none)"
 		}

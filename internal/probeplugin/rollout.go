@@ -215,10 +215,11 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		status = reportedStatus(exitStopped)
 	}
 	if len(todo) == 1 && failed != nil && !interrupted {
-		// The Pod's lines said what failed; a run of undo still says how
-		// to finish it.
-		if finishing := r.cmdline.finishing(); finishing != "" {
-			r.report.warnf("%s", finishing)
+		// The Pod's lines said what failed; a run of undo that left the
+		// run it undoes to undo on the Pod (its change not stored, or
+		// put back, or its outcome not known) still says how to finish it.
+		if failed.unknown || failed.stored == nil || leftToUndo(failed.stored) {
+			r.report.warnf("%s", r.cmdline.finishing())
 		}
 		return status
 	}
@@ -565,6 +566,13 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 	pr.undone = true
 	pr.reason += "; undone"
 	r.report.undone(pr)
+}
+
+// leftToUndo says whether the Pod's record holds a run that kubectl probe
+// undo would still put back: one not undone.
+func leftToUndo(pod *v1.Pod) bool {
+	record, err := readRecord(pod)
+	return err == nil && record != nil && record.UndoneBy == ""
 }
 
 // stays says, of each probe type whose probe changed from was to now, why

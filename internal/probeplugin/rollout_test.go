@@ -1540,6 +1540,13 @@ func TestRolloutWaitAppliedProvesEachTemplate(t *testing.T) {
 			pod.Labels = map[string]string{appsv1.DefaultDeploymentUniqueLabelKey: map[bool]string{false: "7f9c5d8b6", true: "5d4b8f7c9"}[new]}
 		},
 	}, {
+		name: "an Argo Rollout's two ReplicaSets",
+		of: func(pod *v1.Pod, new bool) {
+			rs := map[bool]string{false: "api-1", true: "api-2"}[new]
+			pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs, UID: types.UID("rs-" + rs), Controller: ptr.To(true)}}
+			pod.Labels = map[string]string{rolloutUniqueLabelKey: strings.TrimPrefix(rs, "api-")}
+		},
+	}, {
 		name: "a ReplicaSet's Pods without pod-template-hash, whose template may have changed in place",
 		of: func(pod *v1.Pod, _ bool) {
 			pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "rs-web", Controller: ptr.To(true)}}

@@ -328,7 +328,7 @@ func TestPrecheckSays(t *testing.T) {
 		judge        string
 	}{
 		{wait: waitProven, judge: "the wait after each change judges it"},
-		{wait: waitApplied, judge: "the proof judges it on the Pods that it proves: those of a template until each new probe was proven on one of them, and each Pod of no controller (--wait=applied)"},
+		{wait: waitApplied, judge: "the proof judges it on the Pods that it proves: those of a template until each new probe was proven on one of them, and each Pod whose template is not known (--wait=applied)"},
 		{wait: waitNone, judge: "no wait after the change judges it (--wait=none)"},
 		{wait: waitNone, dryRun: "server", judge: "a run without --dry-run judges it after the change, as --wait says"},
 	} {
@@ -959,19 +959,60 @@ func TestPartialUndoOfAnUndoLeavesTheRunToUndo(t *testing.T) {
 }
 
 // A run of kubectl probe undo of one Pod that stops at it says how to
-// finish it, as a run of several Pods does.
+// finish it when the Pod's run is still to undo, as a run of several Pods
+// does: when --undo-on-failure put back the undo's change; not when the
+// undo's change stands, which the same command would skip.
 func TestUndoOfOnePodThatStopsSaysHowToFinish(t *testing.T) {
-	c := newCluster(namedPods("a")...)
-	r, _, errOut := newRunner(c, relax)
-	r.cmdline.run, r.cmdline.undoing, r.cmdline.targets = "", testRun, []string{"pod/a"}
-	r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
-		return "", errors.New("the new probes have not passed")
-	}
-	if err := r.run(context.Background(), &targets{pods: namedPods("a")}); exitStatus(err) != exitStopped {
-		t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), exitStopped)
-	}
-	if want := "to finish putting back run " + testRun + ": kubectl probe undo pod/a -n ns --run " + testRun + "\n"; !strings.Contains(errOut.String(), want) {
-		t.Errorf("printed\n%s\nwant %q in it", errOut, want)
+	for _, tc := range []struct {
+		name          string
+		undoOnFailure bool
+		// refused is set when the API server refuses the undo's patch.
+		refused bool
+		want    bool
+	}{
+		{name: "the undo's change stands"},
+		{name: "--undo-on-failure put it back", undoOnFailure: true, want: true},
+		{name: "the undo's change was refused", refused: true, want: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := namedPods("a")[0]
+			after, err := stateAt(pod, "app")
+			if err != nil {
+				t.Fatal(err)
+			}
+			strict := httpGet("/healthz")
+			strict.FailureThreshold = 1
+			record := runRecord{Version: recordVersion, Run: testRun, Container: "app", Before: containerState{Probes: map[probeType]*v1.Probe{liveness: strict}}, After: after}
+			if pod.Annotations == nil {
+				pod.Annotations = map[string]string{}
+			}
+			if err := record.write(pod); err != nil {
+				t.Fatal(err)
+			}
+			c := newCluster(pod)
+			if tc.refused {
+				c.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+					if len(action.(k8stesting.PatchActionImpl).PatchOptions.DryRun) == 0 {
+						return true, nil, apierrors.NewInternalError(errors.New("failed calling webhook"))
+					}
+					return false, nil, nil
+				})
+			}
+			r, _, errOut := newRunner(c, nil)
+			r.change = undoRun{run: testRun, undoneBy: "u1"}
+			r.cmdline.run, r.cmdline.undoing, r.cmdline.targets = "", testRun, []string{"pod/a"}
+			r.undoOnFailure, r.report.yes = tc.undoOnFailure, true
+			r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
+				return "", errors.New("the new probes have not passed")
+			}
+			if err := r.run(context.Background(), &targets{pods: []*v1.Pod{pod}}); exitStatus(err) == 0 {
+				t.Errorf("err = %v, want a failure", err)
+			}
+			want := "to finish putting back run " + testRun + ": kubectl probe undo pod/a -n ns --run " + testRun + "\n"
+			if got := strings.Contains(errOut.String(), want); got != tc.want {
+				t.Errorf("printed\n%s\n%q in it: %t, want %t", errOut, want, got, tc.want)
+			}
+		})
 	}
 }
 

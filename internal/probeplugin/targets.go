@@ -34,20 +34,26 @@ type workloadKind struct {
 	// controls was created from, and that revision's name; nil for a kind
 	// that controls no Pods itself (a Deployment does through ReplicaSets).
 	template func(ctx context.Context, client kubernetes.Interface, pod *v1.Pod, owner metav1.OwnerReference) (*v1.PodTemplateSpec, string, error)
-	// revisionLabel is the label by which its Pods name the revision of
-	// its template that they were made from, when it may have several;
-	// "" for a kind whose template does not change (a Job's).
-	revisionLabel string
+	// revisionLabels are the labels, one of which its Pods carry, that
+	// name the revision of its template that they were made from, when it
+	// may have several; none for a kind whose template does not change (a
+	// Job's).
+	revisionLabels []string
 }
+
+// rolloutUniqueLabelKey is the label by which an Argo Rollout's
+// ReplicaSets name their revision on their Pods, as a Deployment's do with
+// pod-template-hash.
+const rolloutUniqueLabelKey = "rollouts-pod-template-hash"
 
 // workloadKinds are the built-in kinds of workload, which shell completion
 // offers, and the kinds of controller whose template a Pod's probes are
 // compared with.
 var workloadKinds = map[schema.GroupKind]workloadKind{
 	{Group: "apps", Kind: "Deployment"}:  {arg: "deployment"},
-	{Group: "apps", Kind: "ReplicaSet"}:  {arg: "replicaset", template: replicaSetTemplate, revisionLabel: appsv1.DefaultDeploymentUniqueLabelKey},
-	{Group: "apps", Kind: "StatefulSet"}: {arg: "statefulset", template: revisionTemplate, revisionLabel: appsv1.ControllerRevisionHashLabelKey},
-	{Group: "apps", Kind: "DaemonSet"}:   {arg: "daemonset", template: revisionTemplate, revisionLabel: appsv1.ControllerRevisionHashLabelKey},
+	{Group: "apps", Kind: "ReplicaSet"}:  {arg: "replicaset", template: replicaSetTemplate, revisionLabels: []string{appsv1.DefaultDeploymentUniqueLabelKey, rolloutUniqueLabelKey}},
+	{Group: "apps", Kind: "StatefulSet"}: {arg: "statefulset", template: revisionTemplate, revisionLabels: []string{appsv1.ControllerRevisionHashLabelKey}},
+	{Group: "apps", Kind: "DaemonSet"}:   {arg: "daemonset", template: revisionTemplate, revisionLabels: []string{appsv1.ControllerRevisionHashLabelKey}},
 	{Group: "batch", Kind: "Job"}:        {arg: "job", template: jobTemplate},
 }
 
@@ -421,8 +427,8 @@ func (t *targets) workloadOf(pod *v1.Pod) string {
 // of a kind whose templates the run does not know (an operator that owns
 // its Pods may make them of several templates with no label that names
 // them), and a Pod without the label that names its controller's revision
-// (a ReplicaSet that no Deployment made, whose template may be changed in
-// place; an adopted Pod, or one whose label was removed).
+// (a ReplicaSet that no Deployment or Argo Rollout made, whose template may
+// be changed in place; an adopted Pod, or one whose label was removed).
 func revisionOf(pod *v1.Pod) string {
 	ref := metav1.GetControllerOf(pod)
 	if ref == nil {
@@ -436,7 +442,7 @@ func revisionOf(pod *v1.Pod) string {
 	if !ok || kind.template == nil {
 		return ""
 	}
-	if _, labelled := pod.Labels[kind.revisionLabel]; kind.revisionLabel != "" && !labelled {
+	if len(kind.revisionLabels) > 0 && !slices.ContainsFunc(kind.revisionLabels, func(label string) bool { _, ok := pod.Labels[label]; return ok }) {
 		return ""
 	}
 	return templateKey(pod, ref)
@@ -445,12 +451,13 @@ func revisionOf(pod *v1.Pod) string {
 // templateKey names the revision of the Pod's controller, ref, that the Pod
 // was made from: the controller's UID, and the revision that the Pod's
 // labels name. A Deployment's ReplicaSet is of one revision, which its
-// Pods' pod-template-hash names, and a ReplicaSet's template that was
+// Pods' pod-template-hash names (an Argo Rollout's,
+// rollouts-pod-template-hash), and a ReplicaSet's template that was
 // changed since it made a Pod gives its next Pods another; a StatefulSet's
 // and a DaemonSet's revisions share the controller, and their Pods'
 // controller-revision-hash names them.
 func templateKey(pod *v1.Pod, ref *metav1.OwnerReference) string {
-	return string(ref.UID) + "/" + pod.Labels[appsv1.DefaultDeploymentUniqueLabelKey] + "/" + pod.Labels[appsv1.ControllerRevisionHashLabelKey]
+	return string(ref.UID) + "/" + pod.Labels[appsv1.DefaultDeploymentUniqueLabelKey] + "/" + pod.Labels[rolloutUniqueLabelKey] + "/" + pod.Labels[appsv1.ControllerRevisionHashLabelKey]
 }
 
 // workloadFloors returns the floors of the workloads of t, as they were
