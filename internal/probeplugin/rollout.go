@@ -217,8 +217,9 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 	if len(todo) == 1 && failed != nil && !interrupted {
 		// The Pod's lines said what failed; a run of undo that left the
 		// run it undoes to undo on the Pod (its change not stored, or
-		// put back, or its outcome not known) still says how to finish it.
-		if failed.unknown || failed.stored == nil || leftToUndo(failed.stored) {
+		// put back, or either's outcome not known) still says how to
+		// finish it.
+		if failed.unknown || failed.undoUnknown || failed.stored == nil || leftToUndo(failed.stored) {
 			r.report.warnf("%s", r.cmdline.finishing())
 		}
 		return status
@@ -553,6 +554,8 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 	}
 	res, err := r.patcher.apply(ctx, pr.stored, pr.container, undoChange{original: pr.pod, changed: pr.stored, keep: stayingTypes(staying)}, nil, false)
 	if err != nil {
+		var unknown *outcomeUnknownError
+		pr.undoUnknown = errors.As(err, &unknown)
 		r.report.undoFailed(pr, err)
 		return
 	}

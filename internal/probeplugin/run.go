@@ -64,6 +64,9 @@ type podRun struct {
 	// restart the container sooner or keep it out of readiness more
 	// (stays).
 	undone, kept bool
+	// undoUnknown is set when whether --undo-on-failure's put-back was
+	// stored is unknown (outcomeUnknownError).
+	undoUnknown bool
 	// interrupted is set for a change in flight that an interrupt ended
 	// before it was proven (--undo-on-failure).
 	interrupted bool

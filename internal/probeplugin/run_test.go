@@ -966,13 +966,16 @@ func TestUndoOfOnePodThatStopsSaysHowToFinish(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
 		undoOnFailure bool
-		// refused is set when the API server refuses the undo's patch.
-		refused bool
-		want    bool
+		// refused is set when the API server refuses the undo's patch;
+		// putBackLost when the answer to --undo-on-failure's put-back is
+		// lost, and the Pod cannot be read again.
+		refused, putBackLost bool
+		want                 bool
 	}{
 		{name: "the undo's change stands"},
 		{name: "--undo-on-failure put it back", undoOnFailure: true, want: true},
 		{name: "the undo's change was refused", refused: true, want: true},
+		{name: "--undo-on-failure's put-back may have been stored", undoOnFailure: true, putBackLost: true, want: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := namedPods("a")[0]
@@ -996,6 +999,24 @@ func TestUndoOfOnePodThatStopsSaysHowToFinish(t *testing.T) {
 						return true, nil, apierrors.NewInternalError(errors.New("failed calling webhook"))
 					}
 					return false, nil, nil
+				})
+			}
+			if tc.putBackLost {
+				patches := 0
+				c.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+					if len(action.(k8stesting.PatchActionImpl).PatchOptions.DryRun) > 0 {
+						return false, nil, nil
+					}
+					if patches++; patches == 1 {
+						return false, nil, nil
+					}
+					return true, nil, apierrors.NewTimeoutError("request did not complete within the allowed duration", 0)
+				})
+				c.PrependReactor("get", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+					if patches < 2 {
+						return false, nil, nil
+					}
+					return true, nil, errors.New("connection refused")
 				})
 			}
 			r, _, errOut := newRunner(c, nil)
