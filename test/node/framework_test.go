@@ -226,6 +226,9 @@ type appState struct {
 	Starts   int            `json:"starts"`
 	Memory   string         `json:"memory"`
 	Hits     map[string]int `json:"hits"`
+	// Arrivals is when the latest requests of each request URI of a health
+	// endpoint reached the container, oldest first.
+	Arrivals map[string][]time.Time `json:"arrivals"`
 }
 
 // app talks to a container of the test image through the API server's Pod
@@ -255,7 +258,8 @@ func (f *framework) tell(pod string, port int32, path string, params map[string]
 }
 
 // state reads the app's state. A container that has just started may not
-// listen yet, so it retries for a few seconds.
+// listen yet, and the API server answers 503 for a Pod it cannot reach for a
+// moment (on a busy node), so it retries for a few seconds.
 func (f *framework) state(pod string, port int32) appState {
 	f.t.Helper()
 	var b []byte

@@ -4,7 +4,6 @@ package node
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,17 +47,7 @@ func trials() int {
 // request URI.
 func (f *framework) arrivals(pod string, port int32) map[string][]time.Time {
 	f.t.Helper()
-	b, err := f.app(pod, port, "GET", "state", nil)
-	if err != nil {
-		f.t.Fatalf("reading the state of %s:%d: %v", pod, port, err)
-	}
-	var s struct {
-		Arrivals map[string][]time.Time `json:"arrivals"`
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		f.t.Fatalf("reading the state of %s:%d: %v: %s", pod, port, err, b)
-	}
-	return s.Arrivals
+	return f.state(pod, port).Arrivals
 }
 
 // firstArrival waits for the first request to uri that reached the container
