@@ -227,9 +227,20 @@ func (p *reporter) unknown(pr *podRun, c *commandLine) {
 	}
 }
 
-// undoFailed says why a Pod's change could not be put back.
-func (p *reporter) undoFailed(pr *podRun, err error) {
+// undoFailed says why a Pod's change could not be put back, or may not
+// have been (undoUnknown), and the command that puts back what stands of
+// it: the undo of that Pod, which finds nothing to put back when the
+// put-back was stored in whole. A run of undo prints the undo that
+// finishes it instead (commandLine.finishing).
+func (p *reporter) undoFailed(pr *podRun, err error, c *commandLine) {
 	p.warnf("error: pod/%s: undoing the change: %v\n", pr.pod.Name, err)
+	switch {
+	case c.run == "":
+	case pr.undoUnknown:
+		p.warnf("pod/%s: to put back what stands of it, whether or not the put-back was stored: %s\n", pr.pod.Name, c.undoPod(pr.pod.Name))
+	default:
+		p.warnf("pod/%s: to put it back: %s\n", pr.pod.Name, c.undoPod(pr.pod.Name))
+	}
 }
 
 // workload says what the Pods that replace the run's get from the

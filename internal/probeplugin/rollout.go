@@ -556,7 +556,7 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 	if err != nil {
 		var unknown *outcomeUnknownError
 		pr.undoUnknown = errors.As(err, &unknown)
-		r.report.undoFailed(pr, err)
+		r.report.undoFailed(pr, err, r.cmdline)
 		return
 	}
 	pr.stored = res.stored

@@ -1037,6 +1037,96 @@ func TestUndoOfOnePodThatStopsSaysHowToFinish(t *testing.T) {
 	}
 }
 
+// A run of one Pod whose change failed its proof, and whose put-back by
+// --undo-on-failure failed too, or may have (its answer lost, the Pod not
+// readable), says how to put the Pod back, as the Pod's change stands, in
+// whole or in part: a run of one Pod prints no list of Pods with the undo
+// of the run.
+func TestPutBackThatFailsSaysHowToUndo(t *testing.T) {
+	earlier := "20261201-090000-0001"
+	for _, tc := range []struct {
+		name string
+		// earlier is set for a Pod that an earlier run changed, which
+		// the put-back puts back as that run's record.
+		earlier bool
+		// putBack is the error of the put-back's patch, which stores
+		// nothing; unread is set when the Pod cannot be read after it.
+		putBack error
+		unread  bool
+		want    string
+	}{{
+		name:    "refused by a webhook",
+		putBack: apierrors.NewInternalError(errors.New("failed calling webhook")),
+		want:    "pod/a: to put it back: kubectl probe undo pod/a -n ns --run " + testRun + "\n",
+	}, {
+		name:    "timed out, and not stored",
+		putBack: apierrors.NewTimeoutError("request did not complete within the allowed duration", 0),
+		want:    "pod/a: to put it back: kubectl probe undo pod/a -n ns --run " + testRun + "\n",
+	}, {
+		name:    "its answer lost, the Pod not readable",
+		earlier: true,
+		putBack: errors.New("read tcp 10.0.0.1:51234->10.0.0.2:6443: read: connection reset by peer"),
+		unread:  true,
+		want:    "pod/a: to put back what stands of it, whether or not the put-back was stored: kubectl probe undo pod/a -n ns --run " + testRun + "\n",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := namedPods("a")[0]
+			if tc.earlier {
+				after, err := stateAt(pod, "app")
+				if err != nil {
+					t.Fatal(err)
+				}
+				strict := httpGet("/healthz")
+				strict.FailureThreshold = 1
+				record := runRecord{Version: recordVersion, Run: earlier, Container: "app", Before: containerState{Probes: map[probeType]*v1.Probe{liveness: strict}}, After: after}
+				pod.Annotations = map[string]string{}
+				if err := record.write(pod); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c := newCluster(pod)
+			patches := 0
+			c.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+				if len(action.(k8stesting.PatchActionImpl).PatchOptions.DryRun) > 0 {
+					return false, nil, nil
+				}
+				if patches++; patches == 1 {
+					return false, nil, nil
+				}
+				return true, nil, tc.putBack
+			})
+			c.PrependReactor("get", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+				if !tc.unread || patches < 2 {
+					return false, nil, nil
+				}
+				return true, nil, errors.New("dial tcp 10.0.0.2:6443: connect: connection refused")
+			})
+			r, _, errOut := newRunner(c, moveReadiness)
+			r.cmdline.targets = []string{"pod/a"}
+			r.undoOnFailure, r.report.yes = true, true
+			r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
+				return "", errors.New("the new readiness probe failed")
+			}
+			if err := r.run(context.Background(), &targets{pods: []*v1.Pod{pod}}); exitStatus(err) != exitStopped {
+				t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), exitStopped)
+			}
+			if patches != 2 {
+				t.Fatalf("%d patches, want the change and its put-back\n%s", patches, errOut)
+			}
+			stored, err := c.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), "ns", "a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if record, err := readRecord(stored.(*v1.Pod)); err != nil || record == nil || record.Run != testRun {
+				t.Fatalf("the change is not stored: %+v, %v", record, err)
+			}
+			if !strings.Contains(errOut.String(), "error: pod/a: undoing the change: ") || !strings.HasSuffix(errOut.String(), tc.want) {
+				t.Errorf("printed\n%s\nwant it to end in\n%s", errOut, tc.want)
+			}
+		})
+	}
+}
+
 // A relaxation whose proof failed, which --undo-on-failure keeps since the
 // old probes would restart the container sooner, stops the run, and is
 // listed as kept, not with the Pods that failed and were put back.
