@@ -100,7 +100,8 @@ type patched struct {
 // never patched: that is a podGoneError. On an error that does not say
 // that the API server refused the patch (a timeout, a lost connection, a
 // server error), it reads the Pod again too: the server may have stored
-// it, and the Pod then carries the record that the patch wrote.
+// it, and the Pod then carries the record as the patch left it (see
+// storedDespite).
 func (p *patcher) apply(ctx context.Context, pod *v1.Pod, container string, ch change, template *podTemplate, dryRun bool) (patched, error) {
 	var result patched
 	pods := p.client.CoreV1().Pods(pod.Namespace)
@@ -165,14 +166,15 @@ func refused(err error) bool {
 
 // storedDespite reads the Pod again after its patch failed with err, which
 // does not prove that the patch was refused, and returns the Pod when the
-// patch was stored: it carries the record of the run that modified, the Pod
-// as patched, has (lastRunAnnotation), and did not carry it before. A Pod
+// patch was stored: it carries the record of a run (lastRunAnnotation) as
+// modified, the Pod as patched, has it, or none when modified has none, as
+// after the put-back of a Pod's first run, and it did not before. A Pod
 // deleted or recreated meanwhile is a podGoneError. When the Pod cannot be
 // read again, whether the patch was stored is unknown: an
-// outcomeUnknownError. Otherwise it returns err.
+// outcomeUnknownError. Otherwise, and for a patch that leaves the record as
+// it was, it returns err.
 func (p *patcher) storedDespite(ctx context.Context, pod, modified *v1.Pod, err error) (*v1.Pod, error) {
-	record, ok := modified.Annotations[lastRunAnnotation]
-	if !ok || record == pod.Annotations[lastRunAnnotation] {
+	if sameRecord(modified, pod) {
 		return nil, err
 	}
 	now, getErr := p.client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
@@ -183,10 +185,18 @@ func (p *patcher) storedDespite(ctx context.Context, pod, modified *v1.Pod, err 
 		return nil, &outcomeUnknownError{lost: err, unread: getErr}
 	case now.UID != pod.UID:
 		return nil, &podGoneError{reason: "recreated: another Pod has its name now"}
-	case now.Annotations[lastRunAnnotation] != record:
+	case !sameRecord(now, modified):
 		return nil, err
 	}
 	return now, nil
+}
+
+// sameRecord says whether two Pods carry the same record of a run
+// (lastRunAnnotation), or both none.
+func sameRecord(a, b *v1.Pod) bool {
+	x, hasX := a.Annotations[lastRunAnnotation]
+	y, hasY := b.Annotations[lastRunAnnotation]
+	return x == y && hasX == hasY
 }
 
 // outcomeUnknownError says that the answer to a Pod's patch was lost, and

@@ -513,6 +513,84 @@ func TestRunPatchStoredButAnswerLost(t *testing.T) {
 	}
 }
 
+// A put-back by --undo-on-failure whose answer is lost after the API
+// server stored it put the Pod back: the Pod read again is as the put-back
+// left it, with the record of its earlier run, or with none when the run
+// was the first to change it, which the put-back removed. The run says
+// that the Pod was undone, not that its put-back failed. When the Pod
+// cannot be read again, whether the put-back was stored is unknown.
+func TestRunPutBackStoredButAnswerLost(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// earlier is set for Pods that an earlier run changed.
+		earlier, unread bool
+		want            string
+	}{
+		{name: "the run is the first on the Pod", want: "pod/a: undone: its probes are as they were before\n"},
+		{name: "an earlier run changed the Pod", earlier: true, want: "pod/a: undone: its probes are as they were before\n"},
+		{name: "the run is the first on the Pod, which cannot be read again", unread: true, want: "error: pod/a: undoing the change: whether the change was stored is unknown: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			names := []string{"a", "b", "c"}
+			pods := namedPods(names...)
+			if tc.earlier {
+				for _, pod := range pods {
+					after, err := stateAt(pod, "app")
+					if err != nil {
+						t.Fatal(err)
+					}
+					record := runRecord{Version: recordVersion, Run: "20261201-090000-0001", Container: "app", Before: containerState{Probes: map[probeType]*v1.Probe{liveness: httpGet("/livez")}}, After: after}
+					pod.Annotations = map[string]string{}
+					if err := record.write(pod); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			c := newCluster(pods...)
+			patches := 0
+			c.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+				if len(action.(k8stesting.PatchActionImpl).PatchOptions.DryRun) > 0 {
+					return false, nil, nil
+				}
+				if patches++; patches == 1 {
+					return false, nil, nil
+				}
+				if _, _, err := k8stesting.ObjectReaction(c.Tracker())(action); err != nil {
+					return true, nil, err
+				}
+				return true, nil, apierrors.NewTimeoutError("request did not complete within the allowed duration", 0)
+			})
+			c.PrependReactor("get", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+				if !tc.unread || patches < 2 {
+					return false, nil, nil
+				}
+				return true, nil, errors.New("dial tcp 10.0.0.2:6443: connect: connection refused")
+			})
+			r, _, errOut := newRunner(c, moveReadiness)
+			r.undoOnFailure, r.report.yes = true, true
+			r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
+				return "", errors.New("the new readiness probe failed")
+			}
+			err := r.run(context.Background(), &targets{pods: namedPods(names...)})
+			if !strings.Contains(errOut.String(), tc.want) {
+				t.Errorf("printed\n%s\nwant in it\n%s", errOut, tc.want)
+			}
+			if tc.unread {
+				if exitStatus(err) != exitStopped || !strings.Contains(errOut.String(), "failed (1): pod/a\n") {
+					t.Errorf("err = %v (exit status %d), want exit status %d, with pod/a failed\n%s", err, exitStatus(err), exitStopped, errOut)
+				}
+				return
+			}
+			if exitStatus(err) != 1 || strings.Contains(errOut.String(), "undoing the change") || !strings.Contains(errOut.String(), "failed (1): pod/a\n") {
+				t.Errorf("err = %v (exit status %d), want exit status 1, with pod/a failed and undone\n%s", err, exitStatus(err), errOut)
+			}
+			if strings.Contains(errOut.String(), "kubectl probe undo") {
+				t.Errorf("printed an undo of a run that it undid\n%s", errOut)
+			}
+		})
+	}
+}
+
 // A patch whose answer is lost, of a Pod that cannot be read again, may
 // have been stored: the run does not say that it changed nothing. It says
 // that the outcome is unknown, prints the undo of that Pod, which leaves it
