@@ -255,8 +255,8 @@ pod/NAME, for other kubectl commands.`,
   # The probes of the container app of the Pod api, as YAML
   kubectl probe show api -c app -o yaml
 
-  # The Pods of a Deployment whose probes differ from its template
-  kubectl probe show deployment/web -o jsonpath='{range .items[?(@.containers[*].probes[*].template=="differs")]}{.metadata.name}{"\n"}{end}'
+  # Each Pod of a Deployment, with the types of its probes that differ from its template
+  kubectl probe show deployment/web -o jsonpath='{range .items[*]}{.metadata.name}{" "}{.containers[*].probes[?(@.template=="differs")].type}{"\n"}{end}'
 
   # Each Pod's liveness probe's failureThreshold
   kubectl probe show -l app=web -c app -o custom-columns=POD:.metadata.name,FAILURES:.containers[0].probes[0].probe.failureThreshold`,

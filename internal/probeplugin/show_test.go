@@ -144,3 +144,49 @@ func TestShowOutputFormats(t *testing.T) {
 		t.Errorf("-o table: %v, want %q", err, want)
 	}
 }
+
+// The example of show's help that prints the probes that differ from the
+// template, as jsonpath, works on show's List: each Pod, with the types of
+// its probes that differ, in any of its containers.
+func TestShowExampleJSONPath(t *testing.T) {
+	root := NewCmdProbe(genericiooptions.NewTestIOStreamsDiscard(), "v0.0.0")
+	show, _, err := root.Find([]string{"show"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, example, ok := strings.Cut(show.Example, "-o jsonpath='")
+	if !ok {
+		t.Fatalf("show's help has no jsonpath example:\n%s", show.Example)
+	}
+	jsonpath, _, _ := strings.Cut(example, "'")
+
+	spec := webPod().Spec
+	spec.InitContainers = []v1.Container{{Name: "proxy", RestartPolicy: ptr.To(v1.ContainerRestartPolicyAlways), StartupProbe: httpGet("/started")}}
+	template := &podTemplate{name: "replicaset.apps/web-1", spec: &spec}
+	relaxed, same := webPod(), webPod()
+	relaxed.Name, same.Name = "web-1-a", "web-1-b"
+	relaxed.Spec, same.Spec = *spec.DeepCopy(), *spec.DeepCopy()
+	relaxed.Spec.Containers[0].LivenessProbe.TimeoutSeconds = 10
+	relaxed.Spec.Containers[0].ReadinessProbe = nil
+	list := probesList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}}
+	for _, pod := range []*v1.Pod{relaxed, same} {
+		r, err := describePod(pod, "", template, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		list.Items = append(list.Items, r)
+	}
+
+	o := newShowOptions(genericiooptions.NewTestIOStreamsDiscard())
+	o.output = "jsonpath=" + jsonpath
+	if err := o.toPrinter(); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := printAs(o.printer, &out, list); err != nil {
+		t.Fatalf("-o jsonpath='%s': %v", jsonpath, err)
+	}
+	if want := "web-1-a liveness readiness\nweb-1-b \n"; out.String() != want {
+		t.Errorf("-o jsonpath='%s' printed %q, want %q", jsonpath, out.String(), want)
+	}
+}
