@@ -428,7 +428,7 @@ func (p *reporter) precheck(active []*podRun, mode string) {
 			fmt.Fprintf(p.errOut, "pre-check: the new %s probe fails now on %s, as the old one does, which asks the same: %s: %s; %s\n", g.t, pods(g.asBefore[answer]), g.handler, answer, judge(" by its failureThreshold"))
 		}
 		for _, why := range slices.Sorted(maps.Keys(g.notTried)) {
-			fmt.Fprintf(p.errOut, "pre-check: the new %s probe was not tried on %s: %s\n", g.t, pods(g.notTried[why]), why)
+			fmt.Fprintf(p.errOut, "pre-check: the new %s probe was not tried on %s: %s; %s\n", g.t, pods(g.notTried[why]), why, judge(""))
 		}
 	}
 	for _, why := range forbidden {

@@ -351,7 +351,7 @@ func TestPrecheckSays(t *testing.T) {
 			}
 			want := "pre-check: the API server accepts the change to 3 Pods (server dry run)\n" +
 				"pre-check: the new readiness probe succeeds on 1 Pod: http-get http://:8080/missing: answered 200 OK\n" +
-				"pre-check: the new readiness probe was not tried on 1 Pod: the container is not running\n" +
+				"pre-check: the new readiness probe was not tried on 1 Pod: the container is not running; " + tc.judge + "\n" +
 				`pre-check: the new probe was not tried: you may not get pods/proxy in namespace "ns"; ` + tc.judge + "\n"
 			if !strings.Contains(errOut.String(), want) {
 				t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
@@ -1208,7 +1208,7 @@ func TestPrecheckFailureOfTheSameHandler(t *testing.T) {
 
 // A pre-check that cannot reach the Pods through the API server refuses
 // none: it says that the new probe was not tried, and why, and the run
-// changes the Pods, each change proven.
+// changes the Pods, each change proven, which judges the new probe.
 func TestPrecheckUnreachableGoesOn(t *testing.T) {
 	unreachable := tried{notTried: "the API server cannot reach the Pod: dial tcp 10.88.0.5:8080: i/o timeout"}
 	c := newCluster(namedPods("a", "b")...)
@@ -1222,7 +1222,7 @@ func TestPrecheckUnreachableGoesOn(t *testing.T) {
 	if err := r.run(context.Background(), &targets{pods: namedPods("a", "b")}); err != nil {
 		t.Fatalf("run: %v\n%s", err, errOut)
 	}
-	if want := "pre-check: the new readiness probe was not tried on 2 Pods: the API server cannot reach the Pod: dial tcp 10.88.0.5:8080: i/o timeout\n"; !strings.Contains(errOut.String(), want) {
+	if want := "pre-check: the new readiness probe was not tried on 2 Pods: the API server cannot reach the Pod: dial tcp 10.88.0.5:8080: i/o timeout; the wait after each change judges it\n"; !strings.Contains(errOut.String(), want) {
 		t.Errorf("printed\n%s\nwant %q in it", errOut, want)
 	}
 	if _, patches := c.sent(); !slices.Equal(patches, []string{"a", "b"}) || !slices.Equal(proven, []string{"a", "b"}) {
@@ -1403,7 +1403,8 @@ func TestPrecheckContainerStoppedDuringTry(t *testing.T) {
 // checkTried checks how a run on pod/a whose pre-check tried a new liveness
 // probe on it, which answered answer, ended: with the Pod refused and
 // nothing patched when notTried is "", and otherwise with the Pod changed
-// and the try said to be not tried, for notTried.
+// and the try said to be not tried, for notTried, and judged by nothing
+// after the change, as the run waits for none.
 func checkTried(t *testing.T, c *cluster, err error, printed, answer, notTried string) {
 	t.Helper()
 	_, patches := c.sent()
@@ -1417,7 +1418,7 @@ func checkTried(t *testing.T, c *cluster, err error, printed, answer, notTried s
 	if err != nil || !slices.Equal(patches, []string{"a"}) {
 		t.Errorf("run = %v, patched %v; want pod/a changed\n%s", err, patches, printed)
 	}
-	if want := "pre-check: the new liveness probe was not tried on 1 Pod: " + notTried + "\n"; !strings.Contains(printed, want) {
+	if want := "pre-check: the new liveness probe was not tried on 1 Pod: " + notTried + "; no wait after the change judges it (--wait=none)\n"; !strings.Contains(printed, want) {
 		t.Errorf("printed\n%s\nwant in it\n%s", printed, want)
 	}
 }
