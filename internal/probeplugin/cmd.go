@@ -358,7 +358,7 @@ func (o *changeOptions) addRunFlags(cmd *cobra.Command) {
 	cmd.Flags().Lookup("wait").NoOptDefVal = waitProven
 	cmd.Flags().DurationVar(&o.waitTimeout, "wait-timeout", o.waitTimeout, "How long to wait for each Pod (its kubelet to apply the change, its container to run the new probes; a new probe's failure window that began is waited out), and for Pods to turn Ready when no Pod may change without taking too many out of readiness; 0 waits as long as it takes.")
 	cmd.Flags().DurationVar(&o.waitTimeout, "timeout", o.waitTimeout, "How long to wait for each Pod.")
-	cmdutil.CheckErr(cmd.Flags().MarkDeprecated("timeout", "use --wait-timeout instead"))
+	cmdutil.CheckErr(cmd.Flags().MarkDeprecated("timeout", "use --"+renamedFlags["timeout"]+" instead"))
 	cmd.Flags().BoolVar(&o.skipCheck, "skip-check", false, "Store a new liveness or readiness probe without trying it against the Pod first.")
 	cmd.Flags().BoolVar(&o.undoOnFailure, "undo-on-failure", false, "When a Pod fails after its change was stored (a new probe fails), put back each probe it changed, unless someone changed them since; not an old probe that would restart the container sooner, or keep it out of readiness more, and in no way later (after a failed proof, of the same handler only).")
 	cmd.Flags().BoolVarP(&o.yes, "yes", "y", false, "Go on without asking after warnings (removing a readiness probe, or the startup probe of a container that has not started).")
@@ -547,7 +547,9 @@ func (o *changeOptions) limit(ctx context.Context, t *targets) (int, []floor, er
 // and the connection and identity flags of flags that the user set (--as,
 // --cluster, --server, ...), so that they go to the same cluster as the
 // same user; and, for the command that finishes a run of undo, the flags of
-// its own command (local) that the user set (--force, ...). They name the
+// its own command (local) that the user set (--force, ...), a deprecated
+// one by the name of the flag that replaced it (--wait-timeout for
+// --timeout), once. They name the
 // kubeconfig context that the run used, given or not, and the kubeconfig
 // file that it read (kubeconfigs), given or not, with --kubeconfig: a
 // command pasted after either changed must not go to another cluster. When
@@ -589,8 +591,14 @@ func newCommandLine(flags, local *pflag.FlagSet, args []string, selector, namesp
 		}
 	})
 	local.VisitAll(func(f *pflag.Flag) {
-		if f.Changed && f.Name != "selector" && f.Name != "run" {
+		switch renamed := renamedFlags[f.Name]; {
+		case !f.Changed || f.Name == "selector" || f.Name == "run":
+		case renamed == "":
 			c.flags = append(c.flags, flagWords(f)...)
+		case !local.Changed(renamed):
+			// The flag that replaced it, unless given too: then it is
+			// carried as itself.
+			c.flags = append(c.flags, flagWords(local.Lookup(renamed))...)
 		}
 	})
 	return c
@@ -613,10 +621,12 @@ func flagWords(f *pflag.Flag) []string {
 
 // secretFlags are the flags whose values the printed commands leave out;
 // pathFlags those that name a file or directory, which they name by its
-// absolute path.
+// absolute path; renamedFlags the deprecated flags of a run, each with the
+// flag that replaced it and shares its value, which they give instead.
 var (
-	secretFlags = map[string]bool{"token": true, "password": true}
-	pathFlags   = map[string]bool{"certificate-authority": true, "client-certificate": true, "client-key": true, "cache-dir": true}
+	secretFlags  = map[string]bool{"token": true, "password": true}
+	pathFlags    = map[string]bool{"certificate-authority": true, "client-certificate": true, "client-key": true, "cache-dir": true}
+	renamedFlags = map[string]string{"timeout": "wait-timeout"}
 )
 
 // proofMargin is added to a new probe's failure window (see prover): the

@@ -220,6 +220,33 @@ current-context: prod
 	}
 }
 
+// The command that finishes a run of undo given the deprecated --timeout
+// gives the flag that replaced it, --wait-timeout, once, with the value
+// that the run used.
+func TestUndoFinishRenamesDeprecatedFlags(t *testing.T) {
+	for _, flags := range [][]string{
+		{"--timeout=5m"},
+		{"--wait-timeout=1m", "--timeout=5m"},
+	} {
+		root := NewCmdProbe(genericiooptions.NewTestIOStreamsDiscard(), "v0.0.0")
+		undo, _, err := root.Find([]string{"undo"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Not the deprecation's warning.
+		undo.Flags().SetOutput(io.Discard)
+		if err := undo.ParseFlags(flags); err != nil {
+			t.Fatal(err)
+		}
+		u := newCommandLine(undo.InheritedFlags(), undo.LocalFlags(), []string{"deployment/web"}, "", "web", "", nil, "linux")
+		u.undoing = "20261204-101502-7f3a"
+		want := "kubectl probe undo deployment/web -n web --wait-timeout=5m0s --run 20261204-101502-7f3a"
+		if got := u.finish(u.targets); got != want {
+			t.Errorf("%s: finish is %s, want %s", strings.Join(flags, " "), got, want)
+		}
+	}
+}
+
 // Every kubectl probe command that a run prints reads back, through the
 // command's own parser, as the flags it carries: a flag whose value is
 // optional (--wait, --dry-run, --force) takes the word after it as an
