@@ -88,7 +88,7 @@ func TestPluginSetWorkloadChangesOwnPods(t *testing.T) {
 	}
 	for _, want := range []string{
 		"pre-check: the API server accepts the change to 2 Pods (server dry run)\n",
-		"pre-check: the new liveness probe was not tried on 2 Pods: the container is not running\n",
+		"pre-check: the new liveness probe was not tried on 2 Pods: the container is not running; the wait after each change judges it\n",
 	} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r)
