@@ -236,7 +236,9 @@ type undoRun struct {
 	force         bool
 }
 
-// leftAlone is a Pod that a run leaves as it is, and why: it is skipped.
+// leftAlone is a Pod that a run leaves as it is, and why: it is skipped;
+// one whose failed change it leaves so (undoChange) prints no undo, which
+// would leave it alone too.
 type leftAlone struct{ reason string }
 
 func (e *leftAlone) Error() string { return e.reason }

@@ -228,12 +228,17 @@ func (p *reporter) unknown(pr *podRun, c *commandLine) {
 }
 
 // undoFailed says why a Pod's change could not be put back, or may not
-// have been (undoUnknown), and the command that puts back what stands of
-// it: the undo of that Pod, which finds nothing to put back when the
-// put-back was stored in whole. A run of undo prints the undo that
-// finishes it instead (commandLine.finishing).
-func (p *reporter) undoFailed(pr *podRun, err error, c *commandLine) {
+// have been (undoUnknown).
+func (p *reporter) undoFailed(pr *podRun, err error) {
 	p.warnf("error: pod/%s: undoing the change: %v\n", pr.pod.Name, err)
+}
+
+// stillToUndo says, of a Pod whose put-back failed, or may have
+// (undoUnknown), the command that puts back what stands of its change: the
+// undo of that Pod, which finds nothing to put back when the put-back was
+// stored in whole. A run of undo prints the undo that finishes it instead
+// (commandLine.finishing).
+func (p *reporter) stillToUndo(pr *podRun, c *commandLine) {
 	switch {
 	case c.run == "":
 	case pr.undoUnknown:

@@ -554,9 +554,23 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 	}
 	res, err := r.patcher.apply(ctx, pr.stored, pr.container, undoChange{original: pr.pod, changed: pr.stored, keep: stayingTypes(staying)}, nil, false)
 	if err != nil {
-		var unknown *outcomeUnknownError
-		pr.undoUnknown = errors.As(err, &unknown)
-		r.report.undoFailed(pr, err, r.cmdline)
+		var (
+			unknown *outcomeUnknownError
+			gone    *podGoneError
+			left    *leftAlone
+		)
+		r.report.undoFailed(pr, err)
+		switch {
+		case errors.As(err, &gone):
+			// No undo finds the change of a Pod deleted or recreated.
+			pr.gone, pr.reason = true, pr.reason+"; then "+gone.reason
+		case errors.As(err, &left):
+			// Someone else changed its probes since, which an undo
+			// leaves as they are too.
+		default:
+			pr.undoUnknown = errors.As(err, &unknown)
+			r.report.stillToUndo(pr, r.cmdline)
+		}
 		return
 	}
 	pr.stored = res.stored

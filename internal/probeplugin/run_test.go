@@ -1041,7 +1041,9 @@ func TestUndoOfOnePodThatStopsSaysHowToFinish(t *testing.T) {
 // --undo-on-failure failed too, or may have (its answer lost, the Pod not
 // readable), says how to put the Pod back, as the Pod's change stands, in
 // whole or in part: a run of one Pod prints no list of Pods with the undo
-// of the run.
+// of the run. A put-back refused since someone else changed the probes
+// meanwhile, or of a Pod deleted or recreated meanwhile, says no undo: the
+// undo of the Pod would leave it as it is too, or find nothing.
 func TestPutBackThatFailsSaysHowToUndo(t *testing.T) {
 	earlier := "20261201-090000-0001"
 	for _, tc := range []struct {
@@ -1049,11 +1051,18 @@ func TestPutBackThatFailsSaysHowToUndo(t *testing.T) {
 		// earlier is set for a Pod that an earlier run changed, which
 		// the put-back puts back as that run's record.
 		earlier bool
-		// putBack is the error of the put-back's patch, which stores
-		// nothing; unread is set when the Pod cannot be read after it.
+		// meanwhile, when set, is what happens to the Pod after its
+		// change, before its put-back, which the API server then answers
+		// as it would.
+		meanwhile func(t *testing.T, c *cluster)
+		// putBack, when set, is the error of the put-back's patch, which
+		// stores nothing; unread is set when the Pod cannot be read after
+		// it.
 		putBack error
 		unread  bool
-		want    string
+		// want is how the output ends; status is the run's exit status.
+		want   string
+		status int
 	}{{
 		name:    "refused by a webhook",
 		putBack: apierrors.NewInternalError(errors.New("failed calling webhook")),
@@ -1068,6 +1077,44 @@ func TestPutBackThatFailsSaysHowToUndo(t *testing.T) {
 		putBack: errors.New("read tcp 10.0.0.1:51234->10.0.0.2:6443: read: connection reset by peer"),
 		unread:  true,
 		want:    "pod/a: to put back what stands of it, whether or not the put-back was stored: kubectl probe undo pod/a -n ns --run " + testRun + "\n",
+	}, {
+		name: "refused, as someone else changed the probes",
+		meanwhile: func(t *testing.T, c *cluster) {
+			obj, err := c.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), "ns", "a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			pod := obj.(*v1.Pod)
+			pod.Spec.Containers[0].LivenessProbe.TimeoutSeconds = 30
+			pod.ResourceVersion = "8"
+			if err := c.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), pod, "ns"); err != nil {
+				t.Fatal(err)
+			}
+		},
+		want: "error: pod/a: undoing the change: the probes of container \"app\" changed after this run stored its change; undoing it would overwrite that change, so it is left as it is\n",
+	}, {
+		name: "deleted",
+		meanwhile: func(t *testing.T, c *cluster) {
+			if err := c.Tracker().Delete(v1.SchemeGroupVersion.WithResource("pods"), "ns", "a"); err != nil {
+				t.Fatal(err)
+			}
+		},
+		want:   "error: pod/a: undoing the change: deleted\n",
+		status: 1,
+	}, {
+		name: "recreated",
+		meanwhile: func(t *testing.T, c *cluster) {
+			if err := c.Tracker().Delete(v1.SchemeGroupVersion.WithResource("pods"), "ns", "a"); err != nil {
+				t.Fatal(err)
+			}
+			pod := namedPods("a")[0]
+			pod.UID, pod.ResourceVersion = "uid-a-again", "9"
+			if err := c.Tracker().Add(pod); err != nil {
+				t.Fatal(err)
+			}
+		},
+		want:   "error: pod/a: undoing the change: recreated: another Pod has its name now\n",
+		status: 1,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := namedPods("a")[0]
@@ -1085,12 +1132,13 @@ func TestPutBackThatFailsSaysHowToUndo(t *testing.T) {
 				}
 			}
 			c := newCluster(pod)
+			requireResourceVersion(c)
 			patches := 0
 			c.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
 				if len(action.(k8stesting.PatchActionImpl).PatchOptions.DryRun) > 0 {
 					return false, nil, nil
 				}
-				if patches++; patches == 1 {
+				if patches++; patches == 1 || tc.putBack == nil {
 					return false, nil, nil
 				}
 				return true, nil, tc.putBack
@@ -1105,20 +1153,29 @@ func TestPutBackThatFailsSaysHowToUndo(t *testing.T) {
 			r.cmdline.targets = []string{"pod/a"}
 			r.undoOnFailure, r.report.yes = true, true
 			r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
+				if tc.meanwhile != nil {
+					tc.meanwhile(t, c)
+				}
 				return "", errors.New("the new readiness probe failed")
 			}
-			if err := r.run(context.Background(), &targets{pods: []*v1.Pod{pod}}); exitStatus(err) != exitStopped {
-				t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), exitStopped)
+			status := exitStopped
+			if tc.status != 0 {
+				status = tc.status
+			}
+			if err := r.run(context.Background(), &targets{pods: []*v1.Pod{pod}}); exitStatus(err) != status {
+				t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), status)
 			}
 			if patches != 2 {
 				t.Fatalf("%d patches, want the change and its put-back\n%s", patches, errOut)
 			}
-			stored, err := c.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), "ns", "a")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if record, err := readRecord(stored.(*v1.Pod)); err != nil || record == nil || record.Run != testRun {
-				t.Fatalf("the change is not stored: %+v, %v", record, err)
+			if status == exitStopped {
+				stored, err := c.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), "ns", "a")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if record, err := readRecord(stored.(*v1.Pod)); err != nil || record == nil || record.Run != testRun {
+					t.Fatalf("the change is not stored: %+v, %v", record, err)
+				}
 			}
 			if !strings.Contains(errOut.String(), "error: pod/a: undoing the change: ") || !strings.HasSuffix(errOut.String(), tc.want) {
 				t.Errorf("printed\n%s\nwant it to end in\n%s", errOut, tc.want)
