@@ -236,16 +236,23 @@ func (p *reporter) undoFailed(pr *podRun, err error) {
 // stillToUndo says, of a Pod whose put-back failed, or may have
 // (undoUnknown), the command that puts back what stands of its change: the
 // undo of that Pod, which finds nothing to put back when the put-back was
-// stored in whole. A run of undo prints the undo that finishes it instead
-// (commandLine.finishing).
-func (p *reporter) stillToUndo(pr *podRun, c *commandLine) {
-	switch {
-	case c.run == "":
-	case pr.undoUnknown:
-		p.warnf("pod/%s: to put back what stands of it, whether or not the put-back was stored: %s\n", pr.pod.Name, c.undoPod(pr.pod.Name))
-	default:
-		p.warnf("pod/%s: to put it back: %s\n", pr.pod.Name, c.undoPod(pr.pod.Name))
+// stored in whole. When the put-back was to leave probes staying (see
+// stays), it says so, and that the undo puts them back anyway, as
+// notUndone and partlyUndone do. A run of undo prints the undo that
+// finishes it instead (commandLine.finishing).
+func (p *reporter) stillToUndo(pr *podRun, staying map[probeType]string, c *commandLine) {
+	if c.run == "" {
+		return
 	}
+	what, whether := "put it back", ""
+	if pr.undoUnknown {
+		what, whether = "put back what stands of it", ", whether or not the put-back was stored"
+	}
+	left := ""
+	if len(staying) > 0 {
+		left, what = "the put-back was to leave "+stayingProbes(staying)+"; ", what+" anyway"
+	}
+	p.warnf("pod/%s: %sto %s%s: %s\n", pr.pod.Name, left, what, whether, c.undoPod(pr.pod.Name))
 }
 
 // workload says what the Pods that replace the run's get from the

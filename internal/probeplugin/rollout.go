@@ -569,7 +569,7 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 			// leaves as they are too.
 		default:
 			pr.undoUnknown = errors.As(err, &unknown)
-			r.report.stillToUndo(pr, r.cmdline)
+			r.report.stillToUndo(pr, staying, r.cmdline)
 		}
 		return
 	}

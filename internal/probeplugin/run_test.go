@@ -1051,6 +1051,11 @@ func TestPutBackThatFailsSaysHowToUndo(t *testing.T) {
 		// earlier is set for a Pod that an earlier run changed, which
 		// the put-back puts back as that run's record.
 		earlier bool
+		// flap is set for the change of a flap, the liveness probe
+		// relaxed from 1×10s to 6×20s, and the readiness probe from
+		// 3×10s: the put-back leaves the liveness probe (stays), which
+		// the undo of the Pod puts back too.
+		flap bool
 		// meanwhile, when set, is what happens to the Pod after its
 		// change, before its put-back, which the API server then answers
 		// as it would.
@@ -1077,6 +1082,17 @@ func TestPutBackThatFailsSaysHowToUndo(t *testing.T) {
 		putBack: errors.New("read tcp 10.0.0.1:51234->10.0.0.2:6443: read: connection reset by peer"),
 		unread:  true,
 		want:    "pod/a: to put back what stands of it, whether or not the put-back was stored: kubectl probe undo pod/a -n ns --run " + testRun + "\n",
+	}, {
+		name:    "of all but a relaxed probe, refused by a webhook",
+		flap:    true,
+		putBack: apierrors.NewInternalError(errors.New("failed calling webhook")),
+		want:    "pod/a: the put-back was to leave its liveness probe, as the old one would restart the container sooner than the new one (the liveness probe: failureThreshold 1, the new one 6; periodSeconds 10s, the new one 20s); to put it back anyway: kubectl probe undo pod/a -n ns --run " + testRun + "\n",
+	}, {
+		name:    "of all but a relaxed probe, its answer lost, the Pod not readable",
+		flap:    true,
+		putBack: errors.New("read tcp 10.0.0.1:51234->10.0.0.2:6443: read: connection reset by peer"),
+		unread:  true,
+		want:    "pod/a: the put-back was to leave its liveness probe, as the old one would restart the container sooner than the new one (the liveness probe: failureThreshold 1, the new one 6; periodSeconds 10s, the new one 20s); to put back what stands of it anyway, whether or not the put-back was stored: kubectl probe undo pod/a -n ns --run " + testRun + "\n",
 	}, {
 		name: "refused, as someone else changed the probes",
 		meanwhile: func(t *testing.T, c *cluster) {
@@ -1118,6 +1134,11 @@ func TestPutBackThatFailsSaysHowToUndo(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := namedPods("a")[0]
+			var ch change = moveReadiness
+			if tc.flap {
+				pod.Spec.Containers[0].LivenessProbe.FailureThreshold = 1
+				ch = setChange{types: []probeType{liveness, readiness}, settings: settings{periodSeconds: ptr.To[int32](20), failureThreshold: ptr.To[int32](6)}}
+			}
 			if tc.earlier {
 				after, err := stateAt(pod, "app")
 				if err != nil {
@@ -1149,7 +1170,7 @@ func TestPutBackThatFailsSaysHowToUndo(t *testing.T) {
 				}
 				return true, nil, errors.New("dial tcp 10.0.0.2:6443: connect: connection refused")
 			})
-			r, _, errOut := newRunner(c, moveReadiness)
+			r, _, errOut := newRunner(c, ch)
 			r.cmdline.targets = []string{"pod/a"}
 			r.undoOnFailure, r.report.yes = true, true
 			r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
