@@ -182,7 +182,7 @@ func (p *patcher) storedDespite(ctx context.Context, pod, modified *v1.Pod, err 
 	case apierrors.IsNotFound(getErr):
 		return nil, &podGoneError{reason: "deleted"}
 	case getErr != nil:
-		return nil, &outcomeUnknownError{lost: err, unread: getErr}
+		return nil, &outcomeUnknownError{of: "the change", lost: err, unread: getErr}
 	case now.UID != pod.UID:
 		return nil, &podGoneError{reason: "recreated: another Pod has its name now"}
 	case !sameRecord(now, modified):
@@ -200,11 +200,14 @@ func sameRecord(a, b *v1.Pod) bool {
 }
 
 // outcomeUnknownError says that the answer to a Pod's patch was lost, and
-// that the Pod cannot be read again: the patch may have been stored.
+// that the Pod cannot be read again: the patch may have been stored. of
+// names what the patch makes: the change, or, of --undo-on-failure, the
+// put-back.
 type outcomeUnknownError struct {
+	of           string
 	lost, unread error
 }
 
 func (e *outcomeUnknownError) Error() string {
-	return fmt.Sprintf("whether the change was stored is unknown: the answer to its patch was lost (%v), and the Pod cannot be read again (%v)", e.lost, e.unread)
+	return fmt.Sprintf("whether %s was stored is unknown: the answer to its patch was lost (%v), and the Pod cannot be read again (%v)", e.of, e.lost, e.unread)
 }

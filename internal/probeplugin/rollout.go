@@ -559,6 +559,9 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 			gone    *podGoneError
 			left    *leftAlone
 		)
+		if pr.undoUnknown = errors.As(err, &unknown); pr.undoUnknown {
+			unknown.of = "the put-back"
+		}
 		r.report.undoFailed(pr, err)
 		switch {
 		case errors.As(err, &gone):
@@ -568,7 +571,6 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 			// Someone else changed its probes since, which an undo
 			// leaves as they are too.
 		default:
-			pr.undoUnknown = errors.As(err, &unknown)
 			r.report.stillToUndo(pr, staying, r.cmdline)
 		}
 		return

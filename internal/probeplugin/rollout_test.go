@@ -528,7 +528,7 @@ func TestRunPutBackStoredButAnswerLost(t *testing.T) {
 	}{
 		{name: "the run is the first on the Pod", want: "pod/a: undone: its probes are as they were before\n"},
 		{name: "an earlier run changed the Pod", earlier: true, want: "pod/a: undone: its probes are as they were before\n"},
-		{name: "the run is the first on the Pod, which cannot be read again", unread: true, want: "error: pod/a: undoing the change: whether the change was stored is unknown: "},
+		{name: "the run is the first on the Pod, which cannot be read again", unread: true, want: "error: pod/a: undoing the change: whether the put-back was stored is unknown: the answer to its patch was lost ("},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			names := []string{"a", "b", "c"}
