@@ -418,12 +418,13 @@ func (p *reporter) precheck(active []*podRun, mode string) {
 	}
 	judge := func(by string) string {
 		switch {
+		case mode == waitNone:
+			// A run without --dry-run would not judge it either.
+			return "no wait after the change judges it (--wait=none)"
 		case p.dryRun != "":
 			return "a run without --dry-run judges it" + by + " after the change, as --wait says"
 		case mode == waitApplied:
 			return "the proof judges it" + by + " on the Pods that it proves: those of a template until each new probe was proven on one of them, and each Pod whose template is not known (--wait=applied)"
-		case mode == waitNone:
-			return "no wait after the change judges it (--wait=none)"
 		}
 		return "the wait after each change judges it" + by
 	}

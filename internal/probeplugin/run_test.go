@@ -330,7 +330,8 @@ func TestPrecheckSays(t *testing.T) {
 		{wait: waitProven, judge: "the wait after each change judges it"},
 		{wait: waitApplied, judge: "the proof judges it on the Pods that it proves: those of a template until each new probe was proven on one of them, and each Pod whose template is not known (--wait=applied)"},
 		{wait: waitNone, judge: "no wait after the change judges it (--wait=none)"},
-		{wait: waitNone, dryRun: "server", judge: "a run without --dry-run judges it after the change, as --wait says"},
+		{wait: waitNone, dryRun: "server", judge: "no wait after the change judges it (--wait=none)"},
+		{wait: waitProven, dryRun: "server", judge: "a run without --dry-run judges it after the change, as --wait says"},
 	} {
 		t.Run(tc.wait+tc.dryRun, func(t *testing.T) {
 			c := newCluster(namedPods("a", "b", "c")...)
