@@ -238,7 +238,8 @@ type undoRun struct {
 
 // leftAlone is a Pod that a run leaves as it is, and why: it is skipped;
 // one whose failed change it leaves so (undoChange) prints no undo, which
-// would leave it alone too.
+// would leave it alone too, and is not counted in the undo of the run
+// (podRun.leftAlone).
 type leftAlone struct{ reason string }
 
 func (e *leftAlone) Error() string { return e.reason }

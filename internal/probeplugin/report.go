@@ -537,22 +537,28 @@ func (p *reporter) undoHint(pr *podRun, c *commandLine) {
 // finished prints the end of a run that stopped at a Pod that failed, or
 // that an interrupt ended: which Pods were done, failed, failed and kept
 // (a relaxation that --undo-on-failure left, in whole or in part, see
-// runner.undo), put back and not started, and the command that puts back
-// what the run changed, or that finishes a run of undo.
+// runner.undo), failed and not put back since someone else changed their
+// probes (podRun.leftAlone), put back and not started, and the command
+// that puts back what the run changed, which leaves those not put back as
+// they are too, or that finishes a run of undo.
 func (p *reporter) finished(title string, done, failed, putBack, rest []*podRun, c *commandLine) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	kept := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return !pr.kept })
 	notKept := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return pr.kept })
+	leftAlone := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return !pr.leftAlone })
 	fmt.Fprintf(p.errOut, "error: %s\ndone (%d): %s\nfailed (%d): %s\n", title, len(done), list(done), len(notKept), list(notKept))
 	if len(kept) > 0 {
 		fmt.Fprintf(p.errOut, "kept, though not proven, in whole or in part, as their old probes would restart the container sooner or keep it out of readiness more (%d): %s\n", len(kept), list(kept))
+	}
+	if len(leftAlone) > 0 {
+		fmt.Fprintf(p.errOut, "not put back, as someone else changed their probes after this run did, which kubectl probe undo leaves as they are too (%d): %s\n", len(leftAlone), list(leftAlone))
 	}
 	if len(putBack) > 0 {
 		fmt.Fprintf(p.errOut, "put back, in flight when interrupted (%d): %s\n", len(putBack), list(putBack))
 	}
 	fmt.Fprintf(p.errOut, "not started, left as they are (%d): %s\n", len(rest), list(rest))
-	changed := slices.DeleteFunc(slices.Concat(done, failed), func(pr *podRun) bool { return !pr.changed() })
+	changed := slices.DeleteFunc(slices.Concat(done, failed), func(pr *podRun) bool { return !pr.changed() || pr.leftAlone })
 	unknown := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return !pr.unknown })
 	switch {
 	case c.run == "":

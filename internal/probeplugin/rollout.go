@@ -570,6 +570,7 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 		case errors.As(err, &left):
 			// Someone else changed its probes since, which an undo
 			// leaves as they are too.
+			pr.leftAlone = true
 		default:
 			r.report.stillToUndo(pr, staying, r.cmdline)
 		}

@@ -65,8 +65,10 @@ type podRun struct {
 	// (stays).
 	undone, kept bool
 	// undoUnknown is set when whether --undo-on-failure's put-back was
-	// stored is unknown (outcomeUnknownError).
-	undoUnknown bool
+	// stored is unknown (outcomeUnknownError); leftAlone when the put-back
+	// left the Pod as it is, since someone else changed its probes after
+	// its change, as kubectl probe undo of the run would too (leftAlone).
+	undoUnknown, leftAlone bool
 	// interrupted is set for a change in flight that an interrupt ended
 	// before it was proven (--undo-on-failure).
 	interrupted bool

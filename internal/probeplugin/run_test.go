@@ -1206,6 +1206,45 @@ func TestPutBackThatFailsSaysHowToUndo(t *testing.T) {
 	}
 }
 
+// A run of several Pods that stops at a Pod whose put-back --undo-on-failure
+// left alone, since someone else changed its probes meanwhile, names that
+// Pod on its own line, and leaves it out of the count of the undo of the
+// run, which leaves it as it is too; its change stands, in part, and the
+// run exits with status 2.
+func TestRunListsAPutBackLeftAlone(t *testing.T) {
+	c := newCluster(namedPods("a", "b", "c")...)
+	requireResourceVersion(c)
+	r, _, errOut := newRunner(c, moveReadiness)
+	r.largest = 2
+	r.undoOnFailure, r.report.yes = true, true
+	r.prove = func(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
+		if stored.Name != "b" {
+			return "proven", nil
+		}
+		obj, err := c.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), "ns", "b")
+		if err != nil {
+			return "", err
+		}
+		pod := obj.(*v1.Pod)
+		pod.Spec.Containers[0].LivenessProbe.PeriodSeconds = 30
+		pod.ResourceVersion = "8"
+		if err := c.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), pod, "ns"); err != nil {
+			return "", err
+		}
+		return "", errors.New("the new readiness probe failed")
+	}
+	if err := r.run(context.Background(), &targets{pods: namedPods("a", "b", "c")}); exitStatus(err) != exitStopped {
+		t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), exitStopped)
+	}
+	want := "error: stopped at the first Pod that failed\ndone (2): pod/a pod/c\nfailed (1): pod/b\n" +
+		"not put back, as someone else changed their probes after this run did, which kubectl probe undo leaves as they are too (1): pod/b\n" +
+		"not started, left as they are (0): none\n" +
+		"to put back the 2 Pods that this run changed: kubectl probe undo deployment/web -n ns --run " + testRun + "\n"
+	if !strings.Contains(errOut.String(), "error: pod/b: undoing the change: the probes of container \"app\" changed after this run stored its change") || !strings.HasSuffix(errOut.String(), want) {
+		t.Errorf("printed\n%s\nwant it to end in\n%s", errOut, want)
+	}
+}
+
 // A relaxation whose proof failed, which --undo-on-failure keeps since the
 // old probes would restart the container sooner, stops the run, and is
 // listed as kept, not with the Pods that failed and were put back.
