@@ -540,7 +540,9 @@ func (p *reporter) undoHint(pr *podRun, c *commandLine) {
 // runner.undo), failed and not put back since someone else changed their
 // probes (podRun.leftAlone), put back and not started, and the command
 // that puts back what the run changed, which leaves those not put back as
-// they are too, or that finishes a run of undo.
+// they are too, and puts back the probes that --undo-on-failure left, or
+// was to leave, as relaxed (podRun.staying), which it says, as each Pod's
+// line does; or the command that finishes a run of undo.
 func (p *reporter) finished(title string, done, failed, putBack, rest []*podRun, c *commandLine) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -560,12 +562,20 @@ func (p *reporter) finished(title string, done, failed, putBack, rest []*podRun,
 	fmt.Fprintf(p.errOut, "not started, left as they are (%d): %s\n", len(rest), list(rest))
 	changed := slices.DeleteFunc(slices.Concat(done, failed), func(pr *podRun) bool { return !pr.changed() || pr.leftAlone })
 	unknown := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return !pr.unknown })
+	too := ""
+	if relaxed := slices.DeleteFunc(slices.Clone(changed), func(pr *podRun) bool { return len(pr.staying) == 0 }); len(relaxed) > 0 {
+		staying := map[probeType]string{}
+		for _, pr := range relaxed {
+			maps.Copy(staying, pr.staying)
+		}
+		too = fmt.Sprintf(", the relaxed probes of %s too, though their old ones would %s than the new ones", list(relaxed), staysVerb(staying))
+	}
 	switch {
 	case c.run == "":
 	case len(unknown) > 0:
-		fmt.Fprintf(p.errOut, "to put back the Pods that this run changed, or may have (%d): %s\n", len(changed)+len(unknown), c.undo())
+		fmt.Fprintf(p.errOut, "to put back the Pods that this run changed, or may have (%d)%s: %s\n", len(changed)+len(unknown), too, c.undo())
 	case len(changed) > 0:
-		fmt.Fprintf(p.errOut, "to put back the %s that this run changed: %s\n", pods(len(changed)), c.undo())
+		fmt.Fprintf(p.errOut, "to put back the %s that this run changed%s: %s\n", pods(len(changed)), too, c.undo())
 	}
 	fmt.Fprint(p.errOut, c.finishing())
 }

@@ -546,6 +546,7 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 		return
 	}
 	staying := stays(probesOf(pr.pod, pr.container), probesOf(pr.stored, pr.container), !pr.interrupted)
+	pr.staying = staying
 	if len(staying) > 0 && !slices.ContainsFunc(changedTypes(pr.pod, pr.stored, pr.container), func(t probeType) bool { return staying[t] == "" }) {
 		pr.reason += "; not undone: " + staysBecause(staying, "its old probes", "the new ones")
 		pr.kept = true
@@ -642,15 +643,19 @@ func staysBecause(staying map[probeType]string, old, new string) string {
 	for _, t := range stayingTypes(staying) {
 		why = append(why, staying[t])
 	}
-	verb := "restart the container sooner"
+	return fmt.Sprintf("%s would %s than %s (%s)", old, staysVerb(staying), new, strings.Join(why, "; "))
+}
+
+// staysVerb says what the old probes of the probes staying would do:
+// restart the container sooner, keep it out of readiness more, or both.
+func staysVerb(staying map[probeType]string) string {
 	switch {
 	case staying[readiness] == "":
+		return "restart the container sooner"
 	case len(staying) > 1:
-		verb = "restart the container sooner, and keep it out of readiness more,"
-	default:
-		verb = "keep the container out of readiness more"
+		return "restart the container sooner, and keep it out of readiness more,"
 	}
-	return fmt.Sprintf("%s would %s than %s (%s)", old, verb, new, strings.Join(why, "; "))
+	return "keep the container out of readiness more"
 }
 
 // stayingProbes names the probes staying, and why they stay: "its liveness

@@ -64,6 +64,10 @@ type podRun struct {
 	// restart the container sooner or keep it out of readiness more
 	// (stays).
 	undone, kept bool
+	// staying are the probes that --undo-on-failure left, or was to
+	// leave, since the change only relaxed them, and why (stays): kubectl
+	// probe undo of the run puts them back too.
+	staying map[probeType]string
 	// undoUnknown is set when whether --undo-on-failure's put-back was
 	// stored is unknown (outcomeUnknownError); leftAlone when the put-back
 	// left the Pod as it is, since someone else changed its probes after

@@ -1247,23 +1247,73 @@ func TestRunListsAPutBackLeftAlone(t *testing.T) {
 
 // A relaxation whose proof failed, which --undo-on-failure keeps since the
 // old probes would restart the container sooner, stops the run, and is
-// listed as kept, not with the Pods that failed and were put back.
+// listed as kept, not with the Pods that failed and were put back. The
+// undo of the run, which puts back the relaxed probes too, of a Pod kept
+// in whole or in part, or whose put-back, which was to leave them, failed,
+// says so, as each Pod's line does.
 func TestRunListsAKeptRelaxation(t *testing.T) {
-	c := newCluster(namedPods("a", "b")...)
-	r, _, errOut := newRunner(c, relax)
-	r.undoOnFailure, r.report.yes = true, true
-	r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
-		return "", errors.New("the new liveness probe reached its failureThreshold")
-	}
-	if err := r.run(context.Background(), &targets{pods: namedPods("a", "b")}); exitStatus(err) != exitStopped {
-		t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), exitStopped)
-	}
-	want := "error: stopped at the first Pod that failed\ndone (0): none\nfailed (0): none\n" +
-		"kept, though not proven, in whole or in part, as their old probes would restart the container sooner or keep it out of readiness more (1): pod/a\n" +
-		"not started, left as they are (1): pod/b\n" +
-		"to put back the 1 Pod that this run changed: kubectl probe undo deployment/web -n ns --run " + testRun + "\n"
-	if !strings.HasSuffix(errOut.String(), want) {
-		t.Errorf("printed\n%s\nwant it to end in\n%s", errOut, want)
+	// flap relaxes the liveness probe from 1×10s to 6×20s, and makes the
+	// readiness probe's period another: the put-back leaves the liveness
+	// probe, and puts back the readiness probe.
+	flap := setChange{types: []probeType{liveness, readiness}, settings: settings{periodSeconds: ptr.To[int32](20), failureThreshold: ptr.To[int32](6)}}
+	for _, tc := range []struct {
+		name   string
+		change setChange
+		// putBack, when set, is the error of the put-back's patch.
+		putBack error
+		want    string
+	}{{
+		name:   "kept in whole",
+		change: relax,
+		want: "done (1): pod/a\nfailed (0): none\n" +
+			"kept, though not proven, in whole or in part, as their old probes would restart the container sooner or keep it out of readiness more (1): pod/b\n" +
+			"not started, left as they are (1): pod/c\n" +
+			"to put back the 2 Pods that this run changed, the relaxed probes of pod/b too, though their old ones would restart the container sooner than the new ones: kubectl probe undo deployment/web -n ns --run " + testRun + "\n",
+	}, {
+		name:   "put back but for the relaxed probe",
+		change: flap,
+		want: "done (1): pod/a\nfailed (0): none\n" +
+			"kept, though not proven, in whole or in part, as their old probes would restart the container sooner or keep it out of readiness more (1): pod/b\n" +
+			"not started, left as they are (1): pod/c\n" +
+			"to put back the 2 Pods that this run changed, the relaxed probes of pod/b too, though their old ones would restart the container sooner than the new ones: kubectl probe undo deployment/web -n ns --run " + testRun + "\n",
+	}, {
+		name:    "a put-back that was to leave the relaxed probe, refused",
+		change:  flap,
+		putBack: apierrors.NewInternalError(errors.New("failed calling webhook")),
+		want: "done (1): pod/a\nfailed (1): pod/b\n" +
+			"not started, left as they are (1): pod/c\n" +
+			"to put back the 2 Pods that this run changed, the relaxed probes of pod/b too, though their old ones would restart the container sooner than the new ones: kubectl probe undo deployment/web -n ns --run " + testRun + "\n",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			pods := namedPods("a", "b", "c")
+			for _, pod := range pods {
+				pod.Spec.Containers[0].LivenessProbe.FailureThreshold = 1
+			}
+			c := newCluster(pods...)
+			patches := 0
+			c.refuse = func(name string, dryRun bool) error {
+				if name == "b" && !dryRun {
+					if patches++; patches == 2 {
+						return tc.putBack
+					}
+				}
+				return nil
+			}
+			r, _, errOut := newRunner(c, tc.change)
+			r.undoOnFailure, r.report.yes = true, true
+			r.prove = func(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
+				if stored.Name == "b" {
+					return "", errors.New("the new liveness probe reached its failureThreshold")
+				}
+				return "proven", nil
+			}
+			if err := r.run(context.Background(), &targets{pods: pods}); exitStatus(err) != exitStopped {
+				t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), exitStopped)
+			}
+			if want := "error: stopped at the first Pod that failed\n" + tc.want; !strings.HasSuffix(errOut.String(), want) {
+				t.Errorf("printed\n%s\nwant it to end in\n%s", errOut, want)
+			}
+		})
 	}
 }
 
