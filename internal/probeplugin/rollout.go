@@ -570,8 +570,9 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 			pr.gone, pr.reason = true, pr.reason+"; then "+gone.reason
 		case errors.As(err, &left):
 			// Someone else changed its probes since, which an undo
-			// leaves as they are too.
-			pr.leftAlone = true
+			// leaves as they are too; they are the Pod's as the
+			// put-back read it.
+			pr.leftAlone, pr.stored = true, res.read
 		default:
 			r.report.stillToUndo(pr, staying, r.cmdline)
 		}

@@ -52,7 +52,9 @@ type podRun struct {
 	changes   []probeType
 	// modified is pod with the change.
 	modified *v1.Pod
-	// stored is the Pod as the change stored it.
+	// stored is the Pod as the change stored it, then as --undo-on-failure
+	// left it: as its put-back stored it, or read it, when it left the Pod
+	// alone (leftAlone).
 	stored *v1.Pod
 	result result
 	reason string

@@ -1245,6 +1245,44 @@ func TestRunListsAPutBackLeftAlone(t *testing.T) {
 	}
 }
 
+// -o json says of a Pod whose put-back --undo-on-failure left alone the
+// container's probes after the run: as the Pod has them, with the change
+// of whoever changed them meanwhile, not as the run's change stored them.
+func TestResultOfAPutBackLeftAlone(t *testing.T) {
+	c := newCluster(namedPods("a")...)
+	requireResourceVersion(c)
+	r, out, errOut := newRunner(c, moveReadiness)
+	r.report = newTestReporter(out, errOut, "json", "probes set")
+	r.undoOnFailure, r.report.yes = true, true
+	r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
+		obj, err := c.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), "ns", "a")
+		if err != nil {
+			return "", err
+		}
+		pod := obj.(*v1.Pod)
+		pod.Spec.Containers[0].LivenessProbe.PeriodSeconds = 30
+		pod.ResourceVersion = "8"
+		if err := c.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), pod, "ns"); err != nil {
+			return "", err
+		}
+		return "", errors.New("the new readiness probe failed")
+	}
+	if err := r.run(context.Background(), &targets{pods: namedPods("a")}); exitStatus(err) != exitStopped {
+		t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), exitStopped)
+	}
+	obj, err := c.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), "ns", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results resultList
+	if err := json.Unmarshal(out.Bytes(), &results); err != nil || len(results.Items) != 1 {
+		t.Fatalf("-o json: %v\n%s", err, out)
+	}
+	if want := probesOf(obj.(*v1.Pod), "app"); !apiequality.Semantic.DeepEqual(results.Items[0].Probes, want) {
+		t.Errorf("-o json probes:\n%s\nwant the Pod's:\n%v", out, want)
+	}
+}
+
 // A relaxation whose proof failed, which --undo-on-failure keeps since the
 // old probes would restart the container sooner, stops the run, and is
 // listed as kept, not with the Pods that failed and were put back. The
