@@ -49,12 +49,12 @@ func Execute(ctx context.Context, streams genericiooptions.IOStreams, version st
 var errReported = errors.New("reported")
 
 // The exit statuses of kubectl probe, as its help says: 0 when it did what
-// was asked, 1 when it changed no Pod, and:
+// was asked, 1 when no change of it stands, and:
 const (
-	// exitStopped is a run that stopped, after it changed Pods, or may have
-	// (outcomeUnknownError), at a Pod that failed (that one included, when
-	// its change was stored), or before a batch that the floor of Ready
-	// Pods held back.
+	// exitStopped is a run that stopped, with a change of it standing
+	// (podRun.changed), or that may have been stored (outcomeUnknownError),
+	// at a Pod that failed (that one included, when its change stands), or
+	// before a batch that the floor of Ready Pods held back.
 	exitStopped = 2
 	// exitInterrupted is a command that an interrupt ended.
 	exitInterrupted = 3
@@ -119,12 +119,13 @@ puts it back; a run that finished prints the change of the workload's Pod
 template that gives the Pods that replace these the new probes too.
 
 Exit status: 0 when every Pod is as asked (some perhaps skipped, as said); 1
-when the command changed no Pod: it failed before it changed one (such as a
-pre-check that refused Pods), or skipped every one; 2 when a run stopped,
-after it changed Pods, or may have (a patch whose answer was lost, of a Pod
-that could not be read again), at a Pod that failed or before a batch that
-would have taken too many Pods out of readiness; 3 when an interrupt
-(SIGINT, SIGTERM) ended the command.`,
+when no change of the command stands: it failed before it changed a Pod
+(such as a pre-check that refused Pods), skipped every one, or each Pod that
+it changed was put back (--undo-on-failure), deleted or recreated; 2 when a
+run stopped, with a change of it standing, or that may have been stored (a
+patch whose answer was lost, of a Pod that could not be read again), at a
+Pod that failed or before a batch that would have taken too many Pods out of
+readiness; 3 when an interrupt (SIGINT, SIGTERM) ended the command.`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl probe",
 		},

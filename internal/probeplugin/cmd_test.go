@@ -3,6 +3,7 @@ package probeplugin
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"maps"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -549,6 +551,36 @@ func TestMaxInFlightHelp(t *testing.T) {
 	}
 	if usage, want := set.Flags().Lookup("max-in-flight").Usage, "the workload's limit (its maxUnavailable) and a PodDisruptionBudget's, each at least 1"; !strings.Contains(usage, want) {
 		t.Errorf("--max-in-flight: %q\nwant in it %q", usage, want)
+	}
+}
+
+// The help's exit status 1 is a command of which no change stands, which
+// is so of a run that stops with each Pod that it changed put back by
+// --undo-on-failure, or deleted before its put-back, as of one that changed
+// none.
+func TestExitStatusHelp(t *testing.T) {
+	for name, meanwhile := range map[string]func(c *cluster) error{
+		"put back": func(*cluster) error { return nil },
+		"deleted before its put-back": func(c *cluster) error {
+			return c.Tracker().Delete(v1.SchemeGroupVersion.WithResource("pods"), "ns", "a")
+		},
+	} {
+		c := newCluster(namedPods("a", "b")...)
+		r, _, errOut := newRunner(c, moveReadiness)
+		r.undoOnFailure, r.report.yes = true, true
+		r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
+			if err := meanwhile(c); err != nil {
+				return "", err
+			}
+			return "", errors.New("the new readiness probe failed")
+		}
+		if err := r.run(context.Background(), &targets{pods: namedPods("a", "b")}); exitStatus(err) != 1 {
+			t.Errorf("%s: exit status %d (%v), want 1\n%s", name, exitStatus(err), err, errOut)
+		}
+	}
+	help := strings.Join(strings.Fields(NewCmdProbe(genericiooptions.NewTestIOStreamsDiscard(), "v0.0.0").Long), " ")
+	if want := "1 when no change of the command stands: it failed before it changed a Pod (such as a pre-check that refused Pods), skipped every one, or each Pod that it changed was put back (--undo-on-failure), deleted or recreated;"; !strings.Contains(help, want) {
+		t.Errorf("help:\n%s\nwant in it %q", help, want)
 	}
 }
 
