@@ -542,7 +542,8 @@ func (p *reporter) undoHint(pr *podRun, c *commandLine) {
 // that puts back what the run changed, which leaves those not put back as
 // they are too, and puts back the probes that --undo-on-failure left, or
 // was to leave, as relaxed (podRun.staying), which it says, as each Pod's
-// line does; or the command that finishes a run of undo.
+// line does, in words true of each of those Pods; or the command that
+// finishes a run of undo.
 func (p *reporter) finished(title string, done, failed, putBack, rest []*podRun, c *commandLine) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -564,11 +565,12 @@ func (p *reporter) finished(title string, done, failed, putBack, rest []*podRun,
 	unknown := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return !pr.unknown })
 	too := ""
 	if relaxed := slices.DeleteFunc(slices.Clone(changed), func(pr *podRun) bool { return len(pr.staying) == 0 }); len(relaxed) > 0 {
-		staying := map[probeType]string{}
-		for _, pr := range relaxed {
-			maps.Copy(staying, pr.staying)
+		// Words true of each Pod: its own, when the Pods' are the same.
+		verb := staysVerb(relaxed[0].staying)
+		if slices.ContainsFunc(relaxed, func(pr *podRun) bool { return staysVerb(pr.staying) != verb }) {
+			verb = "restart the container sooner or keep it out of readiness more"
 		}
-		too = fmt.Sprintf(", the relaxed probes of %s too, though their old ones would %s than the new ones", list(relaxed), staysVerb(staying))
+		too = fmt.Sprintf(", the relaxed probes of %s too, though their old ones would %s than the new ones", list(relaxed), verb)
 	}
 	switch {
 	case c.run == "":

@@ -1288,7 +1288,8 @@ func TestResultOfAPutBackLeftAlone(t *testing.T) {
 // listed as kept, not with the Pods that failed and were put back. The
 // undo of the run, which puts back the relaxed probes too, of a Pod kept
 // in whole or in part, or whose put-back, which was to leave them, failed,
-// says so, as each Pod's line does.
+// says so, as each Pod's line does, in words true of each Pod that it
+// names.
 func TestRunListsAKeptRelaxation(t *testing.T) {
 	// flap relaxes the liveness probe from 1×10s to 6×20s, and makes the
 	// readiness probe's period another: the put-back leaves the liveness
@@ -1299,7 +1300,12 @@ func TestRunListsAKeptRelaxation(t *testing.T) {
 		change setChange
 		// putBack, when set, is the error of the put-back's patch.
 		putBack error
-		want    string
+		// thresholds, when set, are the failureThresholds of the
+		// liveness and readiness probes of the Pods that fail their
+		// proof, in a batch of two; otherwise the liveness probes' is 1,
+		// and pod/b fails, alone.
+		thresholds map[string][2]int32
+		want       string
 	}{{
 		name:   "kept in whole",
 		change: relax,
@@ -1321,11 +1327,25 @@ func TestRunListsAKeptRelaxation(t *testing.T) {
 		want: "done (1): pod/a\nfailed (1): pod/b\n" +
 			"not started, left as they are (1): pod/c\n" +
 			"to put back the 2 Pods that this run changed, the relaxed probes of pod/b too, though their old ones would restart the container sooner than the new ones: kubectl probe undo deployment/web -n ns --run " + testRun + "\n",
+	}, {
+		// pod/b keeps its relaxed liveness probe, pod/c its relaxed
+		// readiness probe: the undo's words are true of each.
+		name:       "kept, for reasons that differ between the Pods",
+		change:     setChange{types: []probeType{liveness, readiness}, settings: settings{failureThreshold: ptr.To[int32](6)}},
+		thresholds: map[string][2]int32{"b": {1, 6}, "c": {6, 3}},
+		want: "done (1): pod/a\nfailed (0): none\n" +
+			"kept, though not proven, in whole or in part, as their old probes would restart the container sooner or keep it out of readiness more (2): pod/b pod/c\n" +
+			"not started, left as they are (0): none\n" +
+			"to put back the 3 Pods that this run changed, the relaxed probes of pod/b pod/c too, though their old ones would restart the container sooner or keep it out of readiness more than the new ones: kubectl probe undo deployment/web -n ns --run " + testRun + "\n",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			pods := namedPods("a", "b", "c")
 			for _, pod := range pods {
 				pod.Spec.Containers[0].LivenessProbe.FailureThreshold = 1
+				if th, ok := tc.thresholds[pod.Name]; ok {
+					pod.Spec.Containers[0].LivenessProbe.FailureThreshold = th[0]
+					pod.Spec.Containers[0].ReadinessProbe.FailureThreshold = th[1]
+				}
 			}
 			c := newCluster(pods...)
 			patches := 0
@@ -1338,9 +1358,12 @@ func TestRunListsAKeptRelaxation(t *testing.T) {
 				return nil
 			}
 			r, _, errOut := newRunner(c, tc.change)
+			if tc.thresholds != nil {
+				r.largest = 2
+			}
 			r.undoOnFailure, r.report.yes = true, true
 			r.prove = func(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
-				if stored.Name == "b" {
+				if _, fails := tc.thresholds[stored.Name]; fails || stored.Name == "b" {
 					return "", errors.New("the new liveness probe reached its failureThreshold")
 				}
 				return "proven", nil
