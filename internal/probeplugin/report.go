@@ -192,6 +192,12 @@ func (p *reporter) undone(pr *podRun) {
 	p.warnf("pod/%s: undone: its probes are as they were before\n", pr.pod.Name)
 }
 
+// undoneAlready says that --undo-on-failure found a Pod's change put back
+// by someone else (putBackMeanwhile).
+func (p *reporter) undoneAlready(pr *podRun) {
+	p.warnf("pod/%s: undone already: someone else put back what this run changed of its probes\n", pr.pod.Name)
+}
+
 // notUndone says why --undo-on-failure left a Pod's change, the probes
 // staying (see stays), and the command that puts it back anyway.
 func (p *reporter) notUndone(pr *podRun, staying map[probeType]string, c *commandLine) {

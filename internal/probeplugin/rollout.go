@@ -539,7 +539,10 @@ func (r *runner) one(ctx, proofs context.Context, pr *podRun, wait func(ctx cont
 // probe stricter has its readiness probe put back, which may be what
 // failed, and keeps its new liveness probe. What stays is still the run's
 // change, which the Pod's record of the run holds (undoChange); the run
-// prints the kubectl probe undo that puts it back anyway.
+// prints the kubectl probe undo that puts it back anyway. A Pod whose
+// change someone else put back meanwhile (putBackMeanwhile), by hand or
+// with the run's own kubectl probe undo, is left as it is, and counted as
+// put back: no change of the run stands on it.
 func (r *runner) undo(ctx context.Context, pr *podRun) {
 	if !r.undoOnFailure {
 		r.report.undoHint(pr, r.cmdline)
@@ -560,6 +563,12 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 			gone    *podGoneError
 			left    *leftAlone
 		)
+		if errors.As(err, &left) && putBackMeanwhile(pr.pod, pr.stored, res.read, pr.container) {
+			pr.undone, pr.stored = true, res.read
+			pr.reason += "; undone already, by someone else"
+			r.report.undoneAlready(pr)
+			return
+		}
 		if pr.undoUnknown = errors.As(err, &unknown); pr.undoUnknown {
 			unknown.of = "the put-back"
 		}
@@ -570,8 +579,8 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 			pr.gone, pr.reason = true, pr.reason+"; then "+gone.reason
 		case errors.As(err, &left):
 			// Someone else changed its probes since, which an undo
-			// leaves as they are too; they are the Pod's as the
-			// put-back read it.
+			// leaves as they are too, and the run's change may stand
+			// under theirs; they are the Pod's as the put-back read it.
 			pr.leftAlone, pr.stored = true, res.read
 		default:
 			r.report.stillToUndo(pr, staying, r.cmdline)
@@ -588,6 +597,18 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 	pr.undone = true
 	pr.reason += "; undone"
 	r.report.undone(pr)
+}
+
+// putBackMeanwhile says whether now, a Pod as read after its change from
+// before to stored, holds none of that change: of each probe type that it
+// changed, the container's probe, and the probe that disable kept for it,
+// are as before has them. A Pod whose kept probes cannot be read may hold
+// some of it.
+func putBackMeanwhile(before, stored, now *v1.Pod, container string) bool {
+	types := changedTypes(before, stored, container)
+	was, _ := stateAt(before, container)
+	is, err := stateAt(now, container)
+	return err == nil && is.only(types).equal(was.only(types))
 }
 
 // leftToUndo says whether the Pod's record holds a run that kubectl probe

@@ -61,7 +61,8 @@ type podRun struct {
 	cause  cause
 	tried  map[probeType]tried
 	// undone is set when the run put back the Pod's probes after its
-	// change failed, or was interrupted; kept when --undo-on-failure left
+	// change failed, or was interrupted, or found them put back by
+	// someone else (putBackMeanwhile); kept when --undo-on-failure left
 	// a failed relaxation, in whole or in part, since the old probes would
 	// restart the container sooner or keep it out of readiness more
 	// (stays).
@@ -73,7 +74,8 @@ type podRun struct {
 	// undoUnknown is set when whether --undo-on-failure's put-back was
 	// stored is unknown (outcomeUnknownError); leftAlone when the put-back
 	// left the Pod as it is, since someone else changed its probes after
-	// its change, as kubectl probe undo of the run would too (leftAlone).
+	// its change, as kubectl probe undo of the run would too (leftAlone),
+	// and its change may stand under theirs.
 	undoUnknown, leftAlone bool
 	// interrupted is set for a change in flight that an interrupt ended
 	// before it was proven (--undo-on-failure).

@@ -1245,6 +1245,94 @@ func TestRunListsAPutBackLeftAlone(t *testing.T) {
 	}
 }
 
+// A put-back by --undo-on-failure that finds that someone else put the
+// run's change back meanwhile, of each probe type that it changed, by hand
+// or with the run's own kubectl probe undo, leaves the Pod as it is, and
+// counts it as put back: no change of the run stands, and the run exits
+// with status 1. One that finds the run's change there still, under
+// someone else's change, leaves it alone with the change standing, and the
+// run exits with status 2.
+func TestRunOfAPutBackDoneMeanwhile(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// meanwhile is what someone else does to the Pod, as the run
+		// stored it, while its proof runs.
+		meanwhile func(t *testing.T, pod *v1.Pod) *v1.Pod
+		want      string
+		status    int
+	}{{
+		name: "put back by hand",
+		meanwhile: func(_ *testing.T, pod *v1.Pod) *v1.Pod {
+			pod.Spec.Containers[0].ReadinessProbe = httpGet("/ready")
+			return pod
+		},
+		want: "pod/a: undone already: someone else put back what this run changed of its probes\n" +
+			"error: stopped at the first Pod that failed\ndone (0): none\nfailed (1): pod/a\n" +
+			"not started, left as they are (2): pod/b pod/c\n",
+		status: 1,
+	}, {
+		name: "put back by the run's own kubectl probe undo",
+		meanwhile: func(t *testing.T, pod *v1.Pod) *v1.Pod {
+			undone, _, err := modify(pod, "", undoRun{run: testRun, undoneBy: "20261204-101600-5e1d"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return undone
+		},
+		want: "pod/a: undone already: someone else put back what this run changed of its probes\n" +
+			"error: stopped at the first Pod that failed\ndone (0): none\nfailed (1): pod/a\n" +
+			"not started, left as they are (2): pod/b pod/c\n",
+		status: 1,
+	}, {
+		name: "put back by hand, with another probe changed",
+		meanwhile: func(_ *testing.T, pod *v1.Pod) *v1.Pod {
+			pod.Spec.Containers[0].ReadinessProbe = httpGet("/ready")
+			pod.Spec.Containers[0].LivenessProbe.PeriodSeconds = 30
+			return pod
+		},
+		want: "pod/a: undone already: someone else put back what this run changed of its probes\n" +
+			"error: stopped at the first Pod that failed\ndone (0): none\nfailed (1): pod/a\n" +
+			"not started, left as they are (2): pod/b pod/c\n",
+		status: 1,
+	}, {
+		name: "another probe changed",
+		meanwhile: func(_ *testing.T, pod *v1.Pod) *v1.Pod {
+			pod.Spec.Containers[0].LivenessProbe.PeriodSeconds = 30
+			return pod
+		},
+		want: "error: pod/a: undoing the change: the probes of container \"app\" changed after this run stored its change; undoing it would overwrite that change, so it is left as it is\n" +
+			"error: stopped at the first Pod that failed\ndone (0): none\nfailed (1): pod/a\n" +
+			"not put back, as someone else changed their probes after this run did, which kubectl probe undo leaves as they are too (1): pod/a\n" +
+			"not started, left as they are (2): pod/b pod/c\n",
+		status: exitStopped,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(namedPods("a", "b", "c")...)
+			requireResourceVersion(c)
+			r, _, errOut := newRunner(c, moveReadiness)
+			r.undoOnFailure, r.report.yes = true, true
+			r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
+				obj, err := c.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), "ns", "a")
+				if err != nil {
+					return "", err
+				}
+				pod := tc.meanwhile(t, obj.(*v1.Pod))
+				pod.ResourceVersion = "8"
+				if err := c.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), pod, "ns"); err != nil {
+					return "", err
+				}
+				return "", errors.New("the new readiness probe failed")
+			}
+			if err := r.run(context.Background(), &targets{pods: namedPods("a", "b", "c")}); exitStatus(err) != tc.status {
+				t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), tc.status)
+			}
+			if !strings.HasSuffix(errOut.String(), tc.want) {
+				t.Errorf("printed\n%s\nwant it to end in\n%s", errOut, tc.want)
+			}
+		})
+	}
+}
+
 // -o json says of a Pod whose put-back --undo-on-failure left alone the
 // container's probes after the run: as the Pod has them, with the change
 // of whoever changed them meanwhile, not as the run's change stored them.
