@@ -544,19 +544,19 @@ func (p *reporter) undoHint(pr *podRun, c *commandLine) {
 // that an interrupt ended: which Pods were done, failed, failed and kept
 // (a relaxation that --undo-on-failure left, in whole or in part, see
 // runner.undo), failed and not put back since someone else changed their
-// probes (podRun.leftAlone), put back and not started, and the command
-// that puts back what the run changed, which leaves those not put back as
-// they are too, and puts back the probes that --undo-on-failure left, or
-// was to leave, as relaxed (podRun.staying), which it says, as each Pod's
-// line does, in words true of each of those Pods; or the command that
-// finishes a run of undo.
+// probes (podRun.leftAlone), put back and not started, each Pod on one of
+// those lists; and the command that puts back what the run changed, which
+// leaves those not put back as they are too, and puts back the probes that
+// --undo-on-failure left, or was to leave, as relaxed (podRun.staying),
+// which it says, as each Pod's line does, in words true of each of those
+// Pods; or the command that finishes a run of undo.
 func (p *reporter) finished(title string, done, failed, putBack, rest []*podRun, c *commandLine) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	kept := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return !pr.kept })
-	notKept := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return pr.kept })
 	leftAlone := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return !pr.leftAlone })
-	fmt.Fprintf(p.errOut, "error: %s\ndone (%d): %s\nfailed (%d): %s\n", title, len(done), list(done), len(notKept), list(notKept))
+	others := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return pr.kept || pr.leftAlone })
+	fmt.Fprintf(p.errOut, "error: %s\ndone (%d): %s\nfailed (%d): %s\n", title, len(done), list(done), len(others), list(others))
 	if len(kept) > 0 {
 		fmt.Fprintf(p.errOut, "kept, though not proven, in whole or in part, as their old probes would restart the container sooner or keep it out of readiness more (%d): %s\n", len(kept), list(kept))
 	}

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -1208,9 +1210,10 @@ func TestPutBackThatFailsSaysHowToUndo(t *testing.T) {
 
 // A run of several Pods that stops at a Pod whose put-back --undo-on-failure
 // left alone, since someone else changed its probes meanwhile, names that
-// Pod on its own line, and leaves it out of the count of the undo of the
-// run, which leaves it as it is too; its change stands, in part, and the
-// run exits with status 2.
+// Pod on its own line, not with the Pods that failed, each Pod on one
+// list, and leaves it out of the count of the undo of the run, which
+// leaves it as it is too; its change may stand, in part, and the run exits
+// with status 2.
 func TestRunListsAPutBackLeftAlone(t *testing.T) {
 	c := newCluster(namedPods("a", "b", "c")...)
 	requireResourceVersion(c)
@@ -1236,12 +1239,43 @@ func TestRunListsAPutBackLeftAlone(t *testing.T) {
 	if err := r.run(context.Background(), &targets{pods: namedPods("a", "b", "c")}); exitStatus(err) != exitStopped {
 		t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), exitStopped)
 	}
-	want := "error: stopped at the first Pod that failed\ndone (2): pod/a pod/c\nfailed (1): pod/b\n" +
+	want := "error: stopped at the first Pod that failed\ndone (2): pod/a pod/c\nfailed (0): none\n" +
 		"not put back, as someone else changed their probes after this run did, which kubectl probe undo leaves as they are too (1): pod/b\n" +
 		"not started, left as they are (0): none\n" +
 		"to put back the 2 Pods that this run changed: kubectl probe undo deployment/web -n ns --run " + testRun + "\n"
 	if !strings.Contains(errOut.String(), "error: pod/b: undoing the change: the probes of container \"app\" changed after this run stored its change") || !strings.HasSuffix(errOut.String(), want) {
 		t.Errorf("printed\n%s\nwant it to end in\n%s", errOut, want)
+	}
+	listedOnce(t, errOut.String(), "a", "b", "c")
+}
+
+// endLists matches a list of Pods at the end of a run that stopped
+// (reporter.finished): its name, count and Pods.
+var endLists = regexp.MustCompile(`(?m)^(done|failed|kept, [^(]*|not put back, [^(]*|put back, in flight when interrupted|not started, left as they are) \((\d+)\): (.*)$`)
+
+// listedOnce checks that the lists at the end of a run that stopped name
+// each of the Pods once, and no other, each list as many as it counts.
+func listedOnce(t *testing.T, printed string, names ...string) {
+	t.Helper()
+	listed := map[string]int{}
+	for _, m := range endLists.FindAllStringSubmatch(printed, -1) {
+		var pods []string
+		if m[3] != "none" {
+			pods = strings.Fields(m[3])
+		}
+		if n, _ := strconv.Atoi(m[2]); n != len(pods) {
+			t.Errorf("%q counts %d Pods, and lists %d", m[0], n, len(pods))
+		}
+		for _, pod := range pods {
+			listed[strings.TrimPrefix(pod, "pod/")]++
+		}
+	}
+	want := map[string]int{}
+	for _, name := range names {
+		want[name] = 1
+	}
+	if !maps.Equal(listed, want) {
+		t.Errorf("the lists at the end name %v, want each of %v once:\n%s", listed, names, printed)
 	}
 }
 
@@ -1301,7 +1335,7 @@ func TestRunOfAPutBackDoneMeanwhile(t *testing.T) {
 			return pod
 		},
 		want: "error: pod/a: undoing the change: the probes of container \"app\" changed after this run stored its change; undoing it would overwrite that change, so it is left as it is\n" +
-			"error: stopped at the first Pod that failed\ndone (0): none\nfailed (1): pod/a\n" +
+			"error: stopped at the first Pod that failed\ndone (0): none\nfailed (0): none\n" +
 			"not put back, as someone else changed their probes after this run did, which kubectl probe undo leaves as they are too (1): pod/a\n" +
 			"not started, left as they are (2): pod/b pod/c\n",
 		status: exitStopped,
@@ -1329,6 +1363,7 @@ func TestRunOfAPutBackDoneMeanwhile(t *testing.T) {
 			if !strings.HasSuffix(errOut.String(), tc.want) {
 				t.Errorf("printed\n%s\nwant it to end in\n%s", errOut, tc.want)
 			}
+			listedOnce(t, errOut.String(), "a", "b", "c")
 		})
 	}
 }
@@ -1462,6 +1497,7 @@ func TestRunListsAKeptRelaxation(t *testing.T) {
 			if want := "error: stopped at the first Pod that failed\n" + tc.want; !strings.HasSuffix(errOut.String(), want) {
 				t.Errorf("printed\n%s\nwant it to end in\n%s", errOut, want)
 			}
+			listedOnce(t, errOut.String(), "a", "b", "c")
 		})
 	}
 }
