@@ -544,13 +544,15 @@ func (p *reporter) undoHint(pr *podRun, c *commandLine) {
 // that an interrupt ended: which Pods were done, failed, failed and kept
 // (a relaxation that --undo-on-failure left, in whole or in part, see
 // runner.undo), failed and not put back since someone else changed their
-// probes (podRun.leftAlone), put back and not started, each Pod on one of
-// those lists; and the command that puts back what the run changed, which
-// leaves those not put back as they are too, and puts back the probes that
+// probes (podRun.leftAlone), put back, skipped during the run (deleted,
+// recreated or left as they are) and not started, each Pod of the run's
+// changes, each that the pre-check passed, on one of those lists; and the
+// command that puts back what the run changed, which leaves those not put
+// back as they are too, and puts back the probes that
 // --undo-on-failure left, or was to leave, as relaxed (podRun.staying),
 // which it says, as each Pod's line does, in words true of each of those
 // Pods; or the command that finishes a run of undo.
-func (p *reporter) finished(title string, done, failed, putBack, rest []*podRun, c *commandLine) {
+func (p *reporter) finished(title string, done, failed, putBack, skipped, rest []*podRun, c *commandLine) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	kept := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return !pr.kept })
@@ -565,6 +567,9 @@ func (p *reporter) finished(title string, done, failed, putBack, rest []*podRun,
 	}
 	if len(putBack) > 0 {
 		fmt.Fprintf(p.errOut, "put back, in flight when interrupted (%d): %s\n", len(putBack), list(putBack))
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(p.errOut, "skipped during the run, deleted, recreated or left as they are (%d): %s\n", len(skipped), list(skipped))
 	}
 	fmt.Fprintf(p.errOut, "not started, left as they are (%d): %s\n", len(rest), list(rest))
 	changed := slices.DeleteFunc(slices.Concat(done, failed), func(pr *podRun) bool { return !pr.changed() || pr.leftAlone })

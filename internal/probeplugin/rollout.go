@@ -185,7 +185,7 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		}
 		return errors.New("no Pod was changed: each one was skipped")
 	}
-	var done, failures, putBack, rest []*podRun
+	var done, failures, putBack, skipped, rest []*podRun
 	for _, pr := range todo {
 		switch {
 		case pr.result == resultChanged:
@@ -205,6 +205,12 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 				pr.reason = "not changed: the run stopped at pod/" + failed.pod.Name
 			}
 			rest = append(rest, pr)
+		default:
+			// Skipped during the run: deleted or recreated, during its
+			// proof or before its patch, or left as it is, as someone
+			// else changed its probes since the pre-check, or its node is
+			// not Ready, say; or unchanged, as asked already.
+			skipped = append(skipped, pr)
 		}
 	}
 	status := errReported
@@ -231,7 +237,7 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 	case stopped != nil:
 		title = stopped.Error()
 	}
-	r.report.finished(title, done, failures, putBack, rest, r.cmdline)
+	r.report.finished(title, done, failures, putBack, skipped, rest, r.cmdline)
 	return status
 }
 

@@ -1249,9 +1249,97 @@ func TestRunListsAPutBackLeftAlone(t *testing.T) {
 	listedOnce(t, errOut.String(), "a", "b", "c")
 }
 
+// A run of several Pods that stops lists the Pods skipped during it on a
+// list of their own, each Pod on one list: pod/a, deleted during its
+// proof, in the first batch, and, meanwhile, pod/b deleted and pod/c's
+// probes changed by someone else, each skipped before its patch. The exit
+// status is the help's: 2 when a change stands (pod/d's, which failed), 1
+// when none does (pod/d's put back by --undo-on-failure), and 3 after an
+// interrupt.
+func TestRunListsPodsSkippedDuringIt(t *testing.T) {
+	skipped := "skipped during the run, deleted, recreated or left as they are (3): pod/a pod/b pod/c\n"
+	for _, tc := range []struct {
+		name          string
+		undoOnFailure bool
+		// interrupt interrupts the run during pod/d's proof, which
+		// passes; otherwise pod/d fails it.
+		interrupt bool
+		want      string
+		status    int
+	}{{
+		name: "stopped at a change that stands",
+		want: "error: stopped at the first Pod that failed\ndone (0): none\nfailed (1): pod/d\n" + skipped +
+			"not started, left as they are (1): pod/e\n" +
+			"to put back the 1 Pod that this run changed: kubectl probe undo deployment/web -n ns --run " + testRun + "\n",
+		status: exitStopped,
+	}, {
+		name:          "stopped at a change put back",
+		undoOnFailure: true,
+		want: "error: stopped at the first Pod that failed\ndone (0): none\nfailed (1): pod/d\n" + skipped +
+			"not started, left as they are (1): pod/e\n",
+		status: 1,
+	}, {
+		name:      "interrupted",
+		interrupt: true,
+		want: "error: interrupted\ndone (1): pod/d\nfailed (0): none\n" + skipped +
+			"not started, left as they are (1): pod/e\n" +
+			"to put back the 1 Pod that this run changed: kubectl probe undo deployment/web -n ns --run " + testRun + "\n",
+		status: exitInterrupted,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			names := []string{"a", "b", "c", "d", "e"}
+			c := newCluster(namedPods(names...)...)
+			pods := v1.SchemeGroupVersion.WithResource("pods")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			r, out, errOut := newRunner(c, moveReadiness)
+			r.undoOnFailure, r.report.yes = tc.undoOnFailure, true
+			r.prove = func(_ context.Context, _, stored *v1.Pod, _ string) (string, error) {
+				switch stored.Name {
+				case "a":
+					obj, err := c.Tracker().Get(pods, "ns", "c")
+					if err != nil {
+						return "", err
+					}
+					edited := obj.(*v1.Pod)
+					edited.Spec.Containers[0].ReadinessProbe.PeriodSeconds = 30
+					edited.ResourceVersion = "8"
+					for _, err := range []error{
+						c.Tracker().Update(pods, edited, "ns"),
+						c.Tracker().Delete(pods, "ns", "b"),
+						c.Tracker().Delete(pods, "ns", "a"),
+					} {
+						if err != nil {
+							return "", err
+						}
+					}
+					return "", &podGoneError{reason: "deleted"}
+				case "d":
+					if !tc.interrupt {
+						return "", errors.New("the new readiness probe failed")
+					}
+					cancel()
+				}
+				return "proven", nil
+			}
+			if err := r.run(ctx, &targets{pods: namedPods(names...)}); exitStatus(err) != tc.status {
+				t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), tc.status)
+			}
+			said := "pod/b skipped: deleted\n" + `pod/c skipped: left as it is: someone else changed the probes of container "app" since the pre-check` + "\n"
+			if !strings.Contains(out.String(), said) || !strings.Contains(errOut.String(), "pod/a: changed, then deleted\n") {
+				t.Errorf("printed\n%s\nand\n%s\nwant pod/a changed, then deleted, and in the first\n%s", out, errOut, said)
+			}
+			if !strings.HasSuffix(errOut.String(), tc.want) {
+				t.Errorf("printed\n%s\nwant it to end in\n%s", errOut, tc.want)
+			}
+			listedOnce(t, errOut.String(), names...)
+		})
+	}
+}
+
 // endLists matches a list of Pods at the end of a run that stopped
 // (reporter.finished): its name, count and Pods.
-var endLists = regexp.MustCompile(`(?m)^(done|failed|kept, [^(]*|not put back, [^(]*|put back, in flight when interrupted|not started, left as they are) \((\d+)\): (.*)$`)
+var endLists = regexp.MustCompile(`(?m)^(done|failed|kept, [^(]*|not put back, [^(]*|put back, in flight when interrupted|skipped during the run, [^(]*|not started, left as they are) \((\d+)\): (.*)$`)
 
 // listedOnce checks that the lists at the end of a run that stopped name
 // each of the Pods once, and no other, each list as many as it counts.
