@@ -445,19 +445,7 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 		return err
 	}
 	began := time.Now()
-	r := &runner{
-		patcher:       &patcher{client: o.client, fieldManager: o.fieldManager},
-		container:     o.container,
-		dryRun:        o.report.dryRun,
-		undoOnFailure: o.undoOnFailure,
-		waitTimeout:   o.waitTimeout,
-		maxBatch:      maxBatch,
-		nodes:         newNodeReadiness(o.client, o.report.nodesUnread),
-		waits:         waitModes[o.wait] != waitNone,
-		owners:        o.owners,
-		cmdline:       o.cmdline,
-		report:        o.report,
-	}
+	r := o.newRunner()
 	if u, ok := ch.(undoRun); ok {
 		run, others, err := selectRun(t, u.run)
 		if err != nil {
@@ -482,22 +470,12 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 	if _, ok := ch.(restoreChange); ok {
 		r.templates = newTemplates(o.client)
 	}
-	if !o.skipCheck {
-		r.prober = &clientProber{client: o.client, config: o.config, access: newAccess(o.client)}
-	}
 	r.census = func(ctx context.Context, budgets []floor) ([]*v1.Pod, []floor, int, error) {
 		return t.current(ctx, o.client, o.owners, o.maxInFlight, budgets)
 	}
 	if len(budgets) > 0 {
 		r.budgets = func(ctx context.Context) ([]floor, error) {
 			return disruptionFloors(ctx, o.client, o.namespace, t.pods)
-		}
-	}
-	if mode := waitModes[o.wait]; mode != waitNone && r.dryRun == "" {
-		p := &prover{client: o.client, timeout: o.waitTimeout, margin: proofMargin}
-		r.prove = p.prove
-		if mode == waitApplied {
-			r.applied = p.applied
 		}
 	}
 	err = r.run(ctx, t)
@@ -511,6 +489,36 @@ func (o *changeOptions) run(ctx context.Context, ch change) error {
 		}
 	}
 	return err
+}
+
+// newRunner returns the runner of the options' change, of the Pods that
+// it is given: how it checks, changes and waits on each Pod, as the flags
+// say; but not the change, nor the workloads and their limits.
+func (o *changeOptions) newRunner() *runner {
+	r := &runner{
+		patcher:       &patcher{client: o.client, fieldManager: o.fieldManager},
+		container:     o.container,
+		dryRun:        o.report.dryRun,
+		undoOnFailure: o.undoOnFailure,
+		waitTimeout:   o.waitTimeout,
+		maxBatch:      maxBatch,
+		nodes:         newNodeReadiness(o.client, o.report.nodesUnread),
+		wait:          waitModes[o.wait],
+		owners:        o.owners,
+		cmdline:       o.cmdline,
+		report:        o.report,
+	}
+	if !o.skipCheck {
+		r.prober = &clientProber{client: o.client, config: o.config, access: newAccess(o.client)}
+	}
+	if r.wait != waitNone && r.dryRun == "" {
+		p := &prover{client: o.client, timeout: o.waitTimeout, margin: proofMargin}
+		r.prove = p.prove
+		if r.wait == waitApplied {
+			r.applied = p.applied
+		}
+	}
+	return r
 }
 
 // afterRunTimeout bounds the run's look at its workloads once it ended

@@ -82,7 +82,7 @@ func (n *nodeReadiness) forget() {
 // and stop there. A run that waits on no change (--wait=none) stores it,
 // for the kubelet to apply when it reports again.
 func (r *runner) skipOnNodeNotReady(ctx context.Context, pr *podRun) bool {
-	if !r.waits {
+	if r.wait == waitNone {
 		return false
 	}
 	why := r.nodes.notReady(ctx, pr.pod.Spec.NodeName)
@@ -148,7 +148,7 @@ func (r *runner) precheck(ctx context.Context, active []*podRun) ([]*podRun, err
 		r.report.refusals(active, refused)
 		return nil, errReported
 	}
-	r.report.precheck(active, r.waitMode())
+	r.report.precheck(active, r.wait)
 	if r.templates != nil {
 		r.report.restores(active)
 	}

@@ -57,7 +57,6 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 	if r.undoOnFailure {
 		proofs = ctx
 	}
-	mode := r.waitMode()
 	// inFlight counts the Pods whose changes began before the interrupt;
 	// changed is set once a Pod changed, or may have.
 	var (
@@ -70,7 +69,7 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 		mu.Lock()
 		n, undo := inFlight, changed || inFlight > 0
 		mu.Unlock()
-		r.report.interrupted(n, undo, r.undoOnFailure, mode, r.cmdline)
+		r.report.interrupted(n, undo, r.undoOnFailure, r.wait, r.cmdline)
 		close(said)
 	})
 	var (
@@ -886,16 +885,4 @@ func withDefaults(p *v1.Probe) v1.Probe {
 		PeriodSeconds:       cmp.Or(p.PeriodSeconds, 10),
 		FailureThreshold:    cmp.Or(p.FailureThreshold, 3),
 	}
-}
-
-// waitMode is what the run waits for after each change, as --wait says:
-// waitProven, waitApplied or waitNone.
-func (r *runner) waitMode() string {
-	switch {
-	case r.prove == nil:
-		return waitNone
-	case r.applied != nil:
-		return waitApplied
-	}
-	return waitProven
 }

@@ -282,7 +282,7 @@ func TestRolloutInterruptedAsItWaits(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c := newCluster(namedPods("a", "b")...)
 				r, _, errOut := newRunner(c, relax)
-				r.prove, r.applied = tc.prove, tc.applied
+				r.wait, r.prove, r.applied = tc.wait, tc.prove, tc.applied
 				ctx, interrupt := context.WithCancel(context.Background())
 				c.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
 					if len(action.(k8stesting.PatchActionImpl).PatchOptions.DryRun) == 0 {
@@ -1770,7 +1770,7 @@ func TestRolloutNodesUnread(t *testing.T) {
 					return true, nil, tc.err
 				})
 				r, _, errOut := newRunner(c, relax)
-				r.largest, r.nodes, r.waits = 2, newNodeReadiness(c, r.report.nodesUnread), true
+				r.largest, r.nodes = 2, newNodeReadiness(c, r.report.nodesUnread)
 				p := newProvings(names...)
 				r.prove = p.prove
 				errc := make(chan error)
@@ -2393,7 +2393,7 @@ func TestRolloutSkipsPodsWhoseNodeStopsReporting(t *testing.T) {
 					}
 				}
 				r, out, errOut := newRunner(c, relax)
-				r.largest, r.nodes, r.waits = 2, newNodeReadiness(c, r.report.nodesUnread), true
+				r.largest, r.nodes = 2, newNodeReadiness(c, r.report.nodesUnread)
 				p := newProvings(tc.pods...)
 				r.prove = p.prove
 				errc := make(chan error)

@@ -117,10 +117,12 @@ type runner struct {
 	// dryRun is "", "client" or "server".
 	dryRun string
 	// nodes, when set, tells the nodes that are not Ready, whose Pods the
-	// pre-check skips when the run waits on its changes (waits: --wait is
-	// not none, in a dry run too).
+	// pre-check skips when the run waits on its changes.
 	nodes *nodeReadiness
-	waits bool
+	// wait is what the run waits for after each change, as --wait says, in
+	// a dry run too, which waits on none: waitProven, waitApplied or
+	// waitNone.
+	wait string
 	// largest is the largest limit of the run's workloads, as last read,
 	// each of which it takes no more of out of readiness at once (see
 	// nextBatch), nor more of in a batch (limitOf); maxBatch, when set, is

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -18,6 +20,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -140,12 +143,15 @@ const testRun = "20261204-101502-7f3a"
 var testRunTime = time.Date(2026, 12, 4, 10, 15, 2, 0, time.UTC)
 
 // newRunner returns a runner of the change, as kubectl probe set runs it,
-// one Pod at a time, and what it prints on standard output and error.
+// one Pod at a time, with --wait=proven, its default, but proving nothing
+// unless the test sets prove; and what it prints on standard output and
+// error.
 func newRunner(c *cluster, ch change) (*runner, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
 	r := &runner{
 		patcher: &patcher{client: c, fieldManager: "kubectl-probe"},
 		change:  recorded{change: ch, run: testRun, time: testRunTime},
+		wait:    waitProven,
 		largest: 1,
 		prober:  fakeProber{},
 		cmdline: &commandLine{targets: []string{"deployment/web"}, connection: []string{"-n", "ns"}, run: testRun},
@@ -321,10 +327,56 @@ func TestPrecheckTriesNewProbes(t *testing.T) {
 	}
 }
 
+// commandRunner returns the runner of the change that the command builds
+// from its flags, the run flags of set: through Complete and newRunner, with
+// the cluster as its client; and what it prints on standard error.
+func commandRunner(t *testing.T, c *cluster, ch change, flags ...string) (*runner, *bytes.Buffer) {
+	t.Helper()
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {}}]
+contexts: [{name: x, context: {cluster: c, user: u, namespace: ns}}]
+current-context: x
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var errOut bytes.Buffer
+	configFlags := newConfigFlags(io.Discard)
+	root := &cobra.Command{Use: "probe"}
+	configFlags.AddFlags(root.PersistentFlags())
+	o := newChangeOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: &errOut}, "probes set", true)
+	set := &cobra.Command{Use: "set"}
+	o.addFlags(set)
+	root.AddCommand(set)
+	if err := set.ParseFlags(append([]string{"--kubeconfig", kubeconfig}, flags...)); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Complete(cmdutil.NewFactory(configFlags), set, []string{"deployment/web"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	o.client = c
+	r := o.newRunner()
+	o.cmdline.run = testRun
+	r.change = recorded{change: ch, run: testRun, time: testRunTime}
+	r.largest = 1
+	r.census = func(ctx context.Context, _ []floor) ([]*v1.Pod, []floor, int, error) {
+		pods, err := c.pods(ctx)
+		return pods, nil, r.largest, err
+	}
+	return r, &errOut
+}
+
 // What the pre-check found prints in a line or two, and what judges a
-// probe that it could not try, as --wait says.
+// probe that it could not try, as --wait says, in a server dry run too,
+// which judges none but says what the run would.
 func TestPrecheckSays(t *testing.T) {
 	proven := func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) { return "proven", nil }
+	const dryRun = "a run without --dry-run judges it after the change, as --wait says"
 	for _, tc := range []struct {
 		wait, dryRun string
 		judge        string
@@ -332,17 +384,22 @@ func TestPrecheckSays(t *testing.T) {
 		{wait: waitProven, judge: "the wait after each change judges it"},
 		{wait: waitApplied, judge: "the proof judges it on the Pods that it proves: those of a template until each new probe was proven on one of them, and each Pod whose template is not known (--wait=applied)"},
 		{wait: waitNone, judge: "no wait after the change judges it (--wait=none)"},
+		{wait: waitProven, dryRun: "server", judge: dryRun},
+		{wait: waitApplied, dryRun: "server", judge: dryRun},
 		{wait: waitNone, dryRun: "server", judge: "no wait after the change judges it (--wait=none)"},
-		{wait: waitProven, dryRun: "server", judge: "a run without --dry-run judges it after the change, as --wait says"},
 	} {
 		t.Run(tc.wait+tc.dryRun, func(t *testing.T) {
 			c := newCluster(namedPods("a", "b", "c")...)
-			r, _, errOut := newRunner(c, moveReadiness)
-			r.dryRun, r.report.dryRun = tc.dryRun, tc.dryRun
-			if tc.wait != waitNone {
+			flags := []string{"--readiness", "--wait=" + tc.wait}
+			if tc.dryRun != "" {
+				flags = append(flags, "--dry-run="+tc.dryRun)
+			}
+			r, errOut := commandRunner(t, c, moveReadiness, flags...)
+			// The proofs that the command waits on, at once.
+			if r.prove != nil {
 				r.prove = proven
 			}
-			if tc.wait == waitApplied {
+			if r.applied != nil {
 				r.applied = proven
 			}
 			r.prober = fakeProber{
@@ -350,7 +407,7 @@ func TestPrecheckSays(t *testing.T) {
 				"c": tried{notTried: `you may not get pods/proxy in namespace "ns"`, forbidden: true},
 			}
 			if err := r.run(context.Background(), &targets{pods: namedPods("a", "b", "c")}); err != nil {
-				t.Fatal(err)
+				t.Fatalf("%v\n%s", err, errOut)
 			}
 			want := "pre-check: the API server accepts the change to 3 Pods (server dry run)\n" +
 				"pre-check: the new readiness probe succeeds on 1 Pod: http-get http://:8080/missing: answered 200 OK\n" +
@@ -358,6 +415,9 @@ func TestPrecheckSays(t *testing.T) {
 				`pre-check: the new probe was not tried: you may not get pods/proxy in namespace "ns"; ` + tc.judge + "\n"
 			if !strings.Contains(errOut.String(), want) {
 				t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+			}
+			if _, patches := c.sent(); (len(patches) > 0) != (tc.dryRun == "") {
+				t.Errorf("patched %v", patches)
 			}
 		})
 	}
@@ -1627,6 +1687,7 @@ func TestPrecheckFailureOfTheSameHandler(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCluster(namedPods("a", "b")...)
 			r, _, errOut := newRunner(c, tc.change)
+			r.wait = waitNone
 			r.prober = fakeProber{"a": failing, "b": {ok: true, answer: "answered 200 OK"}}
 			err := r.run(context.Background(), &targets{pods: namedPods("a", "b")})
 			_, patches := c.sent()
@@ -1751,6 +1812,7 @@ func TestPrecheckContainerStarting(t *testing.T) {
 				}
 				c := newCluster(pod)
 				r, _, errOut := newRunner(c, moveLiveness)
+				r.wait = waitNone
 				r.prober = proberFunc(func(context.Context, *v1.Pod, *v1.Container, *v1.Probe) tried { return tc.got })
 				began := time.Now()
 				err := r.run(context.Background(), &targets{pods: []*v1.Pod{pod}})
@@ -1812,6 +1874,7 @@ func TestPrecheckContainerStoppedDuringTry(t *testing.T) {
 				pod.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", RestartCount: 3, ContainerID: "containerd://1", State: v1.ContainerState{Running: &v1.ContainerStateRunning{}}}}
 				c := newCluster(pod)
 				r, _, errOut := newRunner(c, moveLiveness)
+				r.wait = waitNone
 				reported := make(chan struct{})
 				r.prober = proberFunc(func(ctx context.Context, _ *v1.Pod, _ *v1.Container, _ *v1.Probe) tried {
 					if tc.stop == nil {
@@ -1898,7 +1961,10 @@ func TestPrecheckSkipsPodsOnNodesNotReady(t *testing.T) {
 				})
 			}
 			r, out, errOut := newRunner(c, moveLiveness)
-			r.nodes, r.waits = newNodeReadiness(c, r.report.nodesUnread), !tc.none
+			r.nodes = newNodeReadiness(c, r.report.nodesUnread)
+			if tc.none {
+				r.wait = waitNone
+			}
 			if err := r.run(context.Background(), &targets{pods: pods}); err != nil {
 				t.Fatalf("run: %v\n%s", err, errOut)
 			}
