@@ -182,7 +182,9 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 				return nil
 			}
 		}
-		return errors.New("no Pod was changed: each one was skipped")
+		// Skipped before its change, or during its proof, as deleted or
+		// recreated (podRun.gone): either leaves no change of the run.
+		return errors.New("no change of the run stands: each Pod was skipped, or changed and then deleted or recreated")
 	}
 	var done, failures, putBack, skipped, rest []*podRun
 	for _, pr := range todo {

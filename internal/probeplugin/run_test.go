@@ -453,6 +453,35 @@ func TestRunSkipsPodsThatGo(t *testing.T) {
 	}
 }
 
+// A run each of whose Pods was changed, and then deleted during its proof,
+// as during the workload's own rollout, leaves no change of it standing:
+// it fails, and its last line says so, rather than that no Pod was changed,
+// which the line of its Pod contradicts. (One Pod: the fake lists every
+// Pod whatever the proof's field selector.)
+func TestRunOfPodsChangedThenDeleted(t *testing.T) {
+	pod := namedPods("a")[0]
+	pod.Spec.NodeName = "node-1"
+	c := newCluster(pod)
+	// The Pod's watch, which its proof opens, finds it deleted.
+	c.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
+		w := watch.NewFakeWithChanSize(1, false)
+		w.Delete(pod)
+		return true, w, nil
+	})
+	r, errOut := commandRunner(t, c, relax, "--liveness")
+	r.prober = fakeProber{}
+	err := r.run(context.Background(), &targets{pods: []*v1.Pod{pod}})
+	if want := "no change of the run stands: each Pod was skipped, or changed and then deleted or recreated"; exitStatus(err) != 1 || err == nil || err.Error() != want {
+		t.Errorf("err = %v (exit status %d), want %q (exit status 1)", err, exitStatus(err), want)
+	}
+	if _, patches := c.sent(); !slices.Equal(patches, []string{"a"}) {
+		t.Errorf("patched %v, want a", patches)
+	}
+	if want := "pod/a: changed, then deleted\n"; !strings.Contains(errOut.String(), want) {
+		t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+	}
+}
+
 // Removing a readiness probe, or the startup probe of a container that has
 // not started, warns, and goes on only with --yes or a confirmation.
 func TestConfirmRisks(t *testing.T) {

@@ -248,7 +248,7 @@ func TestPluginUndoSkipsPodsChangedSince(t *testing.T) {
 func TestPluginUndoTwiceSkipsEachPod(t *testing.T) {
 	c := changedThenEdited(t, "undo-twice")
 	mustProbe(t, c, c.kubeconfig, "undo", "-n", "undo-twice", "replicaset/web")
-	r := failProbe(t, c, c.kubeconfig, []string{"error: no Pod was changed: each one was skipped"}, "undo", "-n", "undo-twice", "replicaset/web")
+	r := failProbe(t, c, c.kubeconfig, []string{"error: no change of the run stands: each Pod was skipped, or changed and then deleted or recreated"}, "undo", "-n", "undo-twice", "replicaset/web")
 	if !strings.Contains(r.stdout, "pod/web-a skipped: run ") || !strings.Contains(r.stdout, " is undone already, by ") {
 		t.Errorf("a second undo:\n%s", r)
 	}
@@ -1081,7 +1081,7 @@ func TestPluginSetSkipsPodsThatCannotChange(t *testing.T) {
 	} {
 		t.Run(tc.pod, func(t *testing.T) {
 			tc.end(t, createAppPod(t, c, "hints", tc.pod, appSpec(), nil, nil, ""))
-			r := failProbe(t, c, c.kubeconfig, []string{"error: no Pod was changed: each one was skipped"},
+			r := failProbe(t, c, c.kubeconfig, []string{"error: no change of the run stands: each Pod was skipped, or changed and then deleted or recreated"},
 				"set", "-n", "hints", "--liveness", "--timeout-seconds=5", tc.pod)
 			if r.stdout != tc.want {
 				t.Errorf("%s:\n%s", tc.what, r)
