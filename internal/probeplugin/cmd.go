@@ -52,8 +52,9 @@ var errReported = errors.New("reported")
 // was asked, 1 when no change of it stands, and:
 const (
 	// exitStopped is a run that stopped, with a change of it standing
-	// (podRun.changed), or that may have been stored (outcomeUnknownError),
-	// at a Pod that failed (that one included, when its change stands), or
+	// (podRun.changed), or that may stand: that may have been stored
+	// (outcomeUnknownError), or whose put-back was left alone
+	// (podRun.leftAlone), at a Pod that failed (that one included, when its change stands), or
 	// before a batch that the floor of Ready Pods held back.
 	exitStopped = 2
 	// exitInterrupted is a command that an interrupt ended.
@@ -122,10 +123,12 @@ Exit status: 0 when every Pod is as asked (some perhaps skipped, as said); 1
 when no change of the command stands: it failed before it changed a Pod
 (such as a pre-check that refused Pods), skipped every one, or each Pod that
 it changed was put back (--undo-on-failure), deleted or recreated; 2 when a
-run stopped, with a change of it standing, or that may have been stored (a
-patch whose answer was lost, of a Pod that could not be read again), at a
-Pod that failed or before a batch that would have taken too many Pods out of
-readiness; 3 when an interrupt (SIGINT, SIGTERM) ended the command.`,
+run stopped, with a change of it that stands or may stand (a patch whose
+answer was lost, of a Pod that could not be read again; a change whose
+put-back --undo-on-failure left alone, as someone else changed the Pod
+since), at a Pod that failed or before a batch that would have taken too
+many Pods out of readiness; 3 when an interrupt (SIGINT, SIGTERM) ended the
+command.`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl probe",
 		},

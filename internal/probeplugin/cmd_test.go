@@ -557,8 +557,31 @@ func TestMaxInFlightHelp(t *testing.T) {
 // The help's exit status 1 is a command of which no change stands, which
 // is so of a run that stops with each Pod that it changed put back by
 // --undo-on-failure, or deleted before its put-back, as of one that changed
-// none.
+// none. Its status 2 is a run with a change that stands, or may: one whose
+// put-back --undo-on-failure left alone, as someone else overwrote the new
+// probe since, may stand under theirs or not.
 func TestExitStatusHelp(t *testing.T) {
+	c := newCluster(namedPods("a", "b")...)
+	requireResourceVersion(c)
+	r, _, errOut := newRunner(c, moveReadiness)
+	r.undoOnFailure, r.report.yes = true, true
+	r.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
+		obj, err := c.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), "ns", "a")
+		if err != nil {
+			return "", err
+		}
+		pod := obj.(*v1.Pod)
+		pod.Spec.Containers[0].ReadinessProbe.HTTPGet.Path = "/third"
+		pod.ResourceVersion = "8"
+		if err := c.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), pod, "ns"); err != nil {
+			return "", err
+		}
+		return "", errors.New("the new readiness probe failed")
+	}
+	if err := r.run(context.Background(), &targets{pods: namedPods("a", "b")}); exitStatus(err) != exitStopped || !strings.Contains(errOut.String(), "not put back") {
+		t.Errorf("overwritten: exit status %d (%v), want %d, and pod/a not put back\n%s", exitStatus(err), err, exitStopped, errOut)
+	}
+
 	for name, meanwhile := range map[string]func(c *cluster) error{
 		"put back": func(*cluster) error { return nil },
 		"deleted before its put-back": func(c *cluster) error {
@@ -579,8 +602,13 @@ func TestExitStatusHelp(t *testing.T) {
 		}
 	}
 	help := strings.Join(strings.Fields(NewCmdProbe(genericiooptions.NewTestIOStreamsDiscard(), "v0.0.0").Long), " ")
-	if want := "1 when no change of the command stands: it failed before it changed a Pod (such as a pre-check that refused Pods), skipped every one, or each Pod that it changed was put back (--undo-on-failure), deleted or recreated;"; !strings.Contains(help, want) {
-		t.Errorf("help:\n%s\nwant in it %q", help, want)
+	for _, want := range []string{
+		"1 when no change of the command stands: it failed before it changed a Pod (such as a pre-check that refused Pods), skipped every one, or each Pod that it changed was put back (--undo-on-failure), deleted or recreated;",
+		"2 when a run stopped, with a change of it that stands or may stand (a patch whose answer was lost, of a Pod that could not be read again; a change whose put-back --undo-on-failure left alone, as someone else changed the Pod since),",
+	} {
+		if !strings.Contains(help, want) {
+			t.Errorf("help:\n%s\nwant in it %q", help, want)
+		}
 	}
 }
 
