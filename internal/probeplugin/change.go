@@ -235,10 +235,13 @@ func (r restoreChange) apply(pod *v1.Pod, c *v1.Container, template *podTemplate
 // them: the change then stays in part, and so does the record of this run,
 // with the container as the undo leaves it as its after, so that kubectl
 // probe undo of the run puts back the rest. Anything else is left as it
-// is, and it leaves the Pod alone (leftAlone) when the container's probes,
-// its kept probes or the record are no longer as changed, the Pod as the
-// run stored it, has them: someone else changed them since, and undoing
-// would overwrite that change, as kubectl probe undo of the run would not.
+// is, and it leaves the Pod alone (leftAlone) when the container's probes
+// or its kept probes are no longer as changed, the Pod as the run stored
+// it, has them: someone else changed them since, and undoing would
+// overwrite that change, as kubectl probe undo of the run would not. A
+// record that is no longer the run's, as another run's on another
+// container replaced it, stays, and no record of the run is written: the
+// Pod is then as if the put-back had come before that run.
 type undoChange struct {
 	original, changed *v1.Pod
 	keep              []probeType
@@ -257,12 +260,15 @@ func (u undoChange) apply(pod *v1.Pod, c *v1.Container, _ *podTemplate) error {
 	if err != nil {
 		return err
 	}
-	if !now.equal(stored) || pod.Annotations[lastRunAnnotation] != u.changed.Annotations[lastRunAnnotation] {
+	if !now.equal(stored) {
 		return &leftAlone{reason: fmt.Sprintf("the probes of container %q changed after this run stored its change; undoing it would overwrite that change, so it is left as it is", c.Name)}
 	}
 	back := was.with(stored, u.keep)
 	if err := back.set(pod, c); err != nil {
 		return err
+	}
+	if pod.Annotations[lastRunAnnotation] != u.changed.Annotations[lastRunAnnotation] {
+		return nil
 	}
 	if !back.equal(was) {
 		// The record is the one that this run wrote, as checked above.

@@ -221,6 +221,27 @@ func (r recorded) apply(pod *v1.Pod, c *v1.Container, template *podTemplate) err
 	return record.write(pod)
 }
 
+// replacedRecord says how now, a Pod as read after the run's change stored
+// stored, no longer has the record of the run that stored has: "its record
+// of this run was replaced by run X's"; "" when it has it.
+func replacedRecord(stored, now *v1.Pod) string {
+	value, ok := now.Annotations[lastRunAnnotation]
+	if ok && value == stored.Annotations[lastRunAnnotation] {
+		return ""
+	}
+	record, err := readRecord(now)
+	switch {
+	case !ok:
+		return "its record of this run was removed"
+	case err != nil:
+		return "its record of this run was replaced by one that kubectl probe cannot read"
+	}
+	if ours, _ := readRecord(stored); ours != nil && ours.Run == record.Run {
+		return "its record of this run was changed by someone else"
+	}
+	return fmt.Sprintf("its record of this run was replaced by run %s's", record.Run)
+}
+
 // undoRun puts back what run changed on a Pod, as its record has it: the
 // container's probes, and what disable kept for it. It marks the record as
 // undone by undoneBy. It leaves alone (leftAlone) a Pod whose last run is

@@ -19,6 +19,57 @@ import (
 	"k8s.io/utils/ptr"
 )
 
+// A Pod read after a run's change says how its record of the run was
+// replaced: by another run's, of any container; removed; by one that
+// kubectl probe cannot read; or rewritten under the run's own ID.
+func TestReplacedRecord(t *testing.T) {
+	at := time.Date(2026, 12, 4, 10, 15, 2, 0, time.UTC)
+	stored, err := applyChange(t, webPod(), recorded{change: relax, run: "r1", time: at}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewritten, err := readRecord(stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewritten.Before = containerState{}
+	for _, tc := range []struct {
+		name string
+		now  func(t *testing.T) *v1.Pod
+		want string
+	}{
+		{"the run's", func(*testing.T) *v1.Pod { return stored.DeepCopy() }, ""},
+		{"another run's", func(t *testing.T) *v1.Pod {
+			again, err := applyChange(t, stored, recorded{change: disableChange{types: []probeType{readiness}}, run: "r2", time: at.Add(time.Minute)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return again
+		}, "its record of this run was replaced by run r2's"},
+		{"removed", func(*testing.T) *v1.Pod {
+			now := stored.DeepCopy()
+			delete(now.Annotations, lastRunAnnotation)
+			return now
+		}, "its record of this run was removed"},
+		{"unreadable", func(*testing.T) *v1.Pod {
+			now := stored.DeepCopy()
+			now.Annotations[lastRunAnnotation] = "{"
+			return now
+		}, "its record of this run was replaced by one that kubectl probe cannot read"},
+		{"rewritten", func(t *testing.T) *v1.Pod {
+			now := stored.DeepCopy()
+			if err := rewritten.write(now); err != nil {
+				t.Fatal(err)
+			}
+			return now
+		}, "its record of this run was changed by someone else"},
+	} {
+		if got := replacedRecord(stored, tc.now(t)); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
 // A run records what it replaced on each Pod it changes, in the same
 // change: the container's probes and kept probes before and after, and
 // the runs before it. A change that changes nothing records nothing.

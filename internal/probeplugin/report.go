@@ -187,9 +187,14 @@ func (p *reporter) gone(pr *podRun, reason string) {
 	p.warnf("pod/%s: changed, then %s\n", pr.pod.Name, reason)
 }
 
-// undone says that a Pod's change was put back.
+// undone says that a Pod's change was put back, and that the record of
+// another run that replaced the run's stays.
 func (p *reporter) undone(pr *podRun) {
-	p.warnf("pod/%s: undone: its probes are as they were before\n", pr.pod.Name)
+	stays := ""
+	if pr.recordReplaced != "" {
+		stays = "; " + pr.recordReplaced + ", which stays"
+	}
+	p.warnf("pod/%s: undone: its probes are as they were before%s\n", pr.pod.Name, stays)
 }
 
 // undoneAlready says that --undo-on-failure found a Pod's change put back
@@ -212,8 +217,18 @@ func (p *reporter) partlyUndone(pr *podRun, staying map[probeType]string, c *com
 }
 
 // anyway returns the end of a line that says what --undo-on-failure left of
-// a Pod's change: the command that puts it back anyway.
+// a Pod's change: the command that puts it back anyway; or, when the Pod's
+// record of the run was replaced, which that command would need, the old
+// probes to set by hand.
 func anyway(pr *podRun, c *commandLine) string {
+	if pr.recordReplaced != "" {
+		old := probesOf(pr.pod, pr.container)
+		var probes []string
+		for _, t := range stayingTypes(pr.staying) {
+			probes = append(probes, fmt.Sprintf("the %s probe of container %q: %s", t, pr.container, describeProbe(old[t])))
+		}
+		return "; " + pr.recordReplaced + ", so no kubectl probe undo of this run puts it back: to put it back anyway, set it by hand: " + strings.Join(probes, "; ")
+	}
 	if c.run == "" {
 		return ""
 	}
@@ -572,7 +587,9 @@ func (p *reporter) finished(title string, done, failed, putBack, skipped, rest [
 		fmt.Fprintf(p.errOut, "skipped during the run, deleted, recreated or left as they are (%d): %s\n", len(skipped), list(skipped))
 	}
 	fmt.Fprintf(p.errOut, "not started, left as they are (%d): %s\n", len(rest), list(rest))
-	changed := slices.DeleteFunc(slices.Concat(done, failed), func(pr *podRun) bool { return !pr.changed() || pr.leftAlone })
+	changed := slices.DeleteFunc(slices.Concat(done, failed), func(pr *podRun) bool {
+		return !pr.changed() || pr.leftAlone || pr.recordReplaced != ""
+	})
 	unknown := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return !pr.unknown })
 	too := ""
 	if relaxed := slices.DeleteFunc(slices.Clone(changed), func(pr *podRun) bool { return len(pr.staying) == 0 }); len(relaxed) > 0 {

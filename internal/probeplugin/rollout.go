@@ -549,7 +549,9 @@ func (r *runner) one(ctx, proofs context.Context, pr *podRun, wait func(ctx cont
 // prints the kubectl probe undo that puts it back anyway. A Pod whose
 // change someone else put back meanwhile (putBackMeanwhile), by hand or
 // with the run's own kubectl probe undo, is left as it is, and counted as
-// put back: no change of the run stands on it.
+// put back: no change of the run stands on it. A Pod whose record of the
+// run another run's replaced is put back all the same (undoChange), and
+// says so (podRun.recordReplaced).
 func (r *runner) undo(ctx context.Context, pr *podRun) {
 	if !r.undoOnFailure {
 		r.report.undoHint(pr, r.cmdline)
@@ -594,6 +596,7 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 		}
 		return
 	}
+	pr.recordReplaced = replacedRecord(pr.stored, res.read)
 	pr.stored = res.stored
 	if len(staying) > 0 {
 		pr.reason += "; undone but for " + stayingProbes(staying)

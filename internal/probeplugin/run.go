@@ -69,7 +69,8 @@ type podRun struct {
 	undone, kept bool
 	// staying are the probes that --undo-on-failure left, or was to
 	// leave, since the change only relaxed them, and why (stays): kubectl
-	// probe undo of the run puts them back too.
+	// probe undo of the run puts them back too, but where the Pod's record
+	// of the run was replaced (recordReplaced).
 	staying map[probeType]string
 	// undoUnknown is set when whether --undo-on-failure's put-back was
 	// stored is unknown (outcomeUnknownError); leftAlone when the put-back
@@ -77,6 +78,11 @@ type podRun struct {
 	// its change, as kubectl probe undo of the run would too (leftAlone),
 	// and its change may stand under theirs.
 	undoUnknown, leftAlone bool
+	// recordReplaced, when set, says how --undo-on-failure's put-back,
+	// stored, found the Pod's record of the run replaced, as by another
+	// run's (replacedRecord), which it left: no kubectl probe undo of the
+	// run finds what the put-back left of its change.
+	recordReplaced string
 	// interrupted is set for a change in flight that an interrupt ended
 	// before it was proven (--undo-on-failure).
 	interrupted bool

@@ -683,6 +683,97 @@ func TestUndoKeepsOthersEdits(t *testing.T) {
 	}
 }
 
+// A second run on another container of the Pod, during the proof of a run
+// whose change then fails, replaces the Pod's record of the first run with
+// its own, and changes none of the probes that the first run stored:
+// --undo-on-failure puts back the first run's change, in whole, or but for
+// a relaxed probe that stays, as if it had come before the second run, and
+// leaves the second run's change and record, saying so; of the relaxed
+// probe, which no kubectl probe undo of the first run finds then, it says
+// how to put it back by hand.
+func TestUndoAfterAnotherRunsRecord(t *testing.T) {
+	const other = "20261204-101600-beef"
+	for _, tc := range []struct {
+		name string
+		// flap is set for the change of a flap, which relaxes the
+		// liveness probe, which stays, and changes the readiness probe.
+		flap bool
+		// want is in what the run prints, and end how it ends.
+		want, end string
+		status    int
+	}{{
+		name:   "in whole",
+		want:   "pod/a: undone: its probes are as they were before; its record of this run was replaced by run " + other + "'s, which stays\n",
+		end:    "done (0): none\nfailed (1): pod/a\nnot started, left as they are (1): pod/b\n",
+		status: 1,
+	}, {
+		name:   "but for a relaxed probe",
+		flap:   true,
+		want:   "pod/a: undone but for its liveness probe, as the old one would restart the container sooner than the new one (the liveness probe: failureThreshold 1, the new one 6; periodSeconds 10s, the new one 20s); its record of this run was replaced by run " + other + "'s, so no kubectl probe undo of this run puts it back: to put it back anyway, set it by hand: the liveness probe of container \"app\": http-get http://:8080/healthz delay=0s timeout=1s period=10s #success=1 #failure=1\n",
+		end:    "done (0): none\nfailed (0): none\nkept, though not proven, in whole or in part, as their old probes would restart the container sooner or keep it out of readiness more (1): pod/a\nnot started, left as they are (1): pod/b\n",
+		status: exitStopped,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			pods := namedPods("a", "b")
+			var ch change = moveReadiness
+			for _, pod := range pods {
+				pod.Spec.Containers = append(pod.Spec.Containers, v1.Container{Name: "sidecar", LivenessProbe: httpGet("/alive")})
+				if tc.flap {
+					pod.Spec.Containers[0].LivenessProbe.FailureThreshold = 1
+					ch = setChange{types: []probeType{liveness, readiness}, settings: settings{periodSeconds: ptr.To[int32](20), failureThreshold: ptr.To[int32](6)}}
+				}
+			}
+			pod := pods[0]
+			c := newCluster(pods...)
+			requireResourceVersion(c)
+			r, _, errOut := newRunner(c, ch)
+			r.container = "app"
+			r.undoOnFailure, r.report.yes = true, true
+			r.prove = func(ctx context.Context, _, stored *v1.Pod, _ string) (string, error) {
+				// kubectl probe set pod/a -c sidecar, as the command
+				// runs it.
+				second := recorded{change: setChange{types: []probeType{liveness}, settings: settings{timeoutSeconds: ptr.To[int32](5)}}, run: other, time: testRunTime}
+				if _, err := (&patcher{client: c, fieldManager: "kubectl-probe"}).apply(ctx, stored, "sidecar", second, nil, false); err != nil {
+					return "", err
+				}
+				// The API server gives each write a new resourceVersion;
+				// the fake does not.
+				obj, err := c.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), "ns", "a")
+				if err != nil {
+					return "", err
+				}
+				obj.(*v1.Pod).ResourceVersion = "8"
+				if err := c.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), obj, "ns"); err != nil {
+					return "", err
+				}
+				return "", errors.New("the new readiness probe failed")
+			}
+			if err := r.run(context.Background(), &targets{pods: pods}); exitStatus(err) != tc.status {
+				t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), tc.status)
+			}
+			// No kubectl probe undo of the run, which would leave the Pod
+			// as it is.
+			if printed := errOut.String(); !strings.Contains(printed, tc.want) || !strings.HasSuffix(printed, tc.end) || strings.Contains(printed, "--run") {
+				t.Errorf("printed\n%s\nwant in it\n%s\nand it to end in\n%s\nwith no kubectl probe undo of the run", errOut, tc.want, tc.end)
+			}
+			obj, err := c.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), "ns", "a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			now := obj.(*v1.Pod)
+			if got, want := now.Spec.Containers[0].ReadinessProbe, pod.Spec.Containers[0].ReadinessProbe; !equalProbes(got, want) {
+				t.Errorf("readiness probe of app %s, want it put back: %s", describeProbe(got), describeProbe(want))
+			}
+			if got := now.Spec.Containers[1].LivenessProbe.TimeoutSeconds; got != 5 {
+				t.Errorf("the second run's change of sidecar is not there: timeoutSeconds %d", got)
+			}
+			if record, err := readRecord(now); err != nil || record == nil || record.Run != other || record.Container != "sidecar" {
+				t.Errorf("record %+v, %v; want the second run's, of sidecar", record, err)
+			}
+		})
+	}
+}
+
 // A restore that cannot read the template of the Pod's controller does not
 // put a kept probe back unchecked, as if the Pod had no controller: it fails
 // the Pod, and only --force restores it.
