@@ -238,10 +238,11 @@ func (r restoreChange) apply(pod *v1.Pod, c *v1.Container, template *podTemplate
 // is, and it leaves the Pod alone (leftAlone) when the container's probes
 // or its kept probes are no longer as changed, the Pod as the run stored
 // it, has them: someone else changed them since, and undoing would
-// overwrite that change, as kubectl probe undo of the run would not. A
-// record that is no longer the run's, as another run's on another
-// container replaced it, stays, and no record of the run is written: the
-// Pod is then as if the put-back had come before that run.
+// overwrite that change, as kubectl probe undo of the run would not. A Pod
+// keeps one record, of its last run: one whose probes are as changed has
+// them, and only whose record is no longer the run's, as another run's of
+// another container replaced it, is left alone too, and says so
+// (replacedRecord).
 type undoChange struct {
 	original, changed *v1.Pod
 	keep              []probeType
@@ -263,12 +264,12 @@ func (u undoChange) apply(pod *v1.Pod, c *v1.Container, _ *podTemplate) error {
 	if !now.equal(stored) {
 		return &leftAlone{reason: fmt.Sprintf("the probes of container %q changed after this run stored its change; undoing it would overwrite that change, so it is left as it is", c.Name)}
 	}
+	if replaced := replacedRecord(u.changed, pod); replaced != "" {
+		return &leftAlone{reason: fmt.Sprintf("the probes of container %q are still as this run stored them, and only %s", c.Name, replaced), record: true}
+	}
 	back := was.with(stored, u.keep)
 	if err := back.set(pod, c); err != nil {
 		return err
-	}
-	if pod.Annotations[lastRunAnnotation] != u.changed.Annotations[lastRunAnnotation] {
-		return nil
 	}
 	if !back.equal(was) {
 		// The record is the one that this run wrote, as checked above.

@@ -222,24 +222,25 @@ func (r recorded) apply(pod *v1.Pod, c *v1.Container, template *podTemplate) err
 }
 
 // replacedRecord says how now, a Pod as read after the run's change stored
-// stored, no longer has the record of the run that stored has: "its record
-// of this run was replaced by run X's"; "" when it has it.
+// stored, no longer has the record of the run that stored has, and, when
+// the record is not of the run, that no kubectl probe undo of the run puts
+// its change back then, as undoRun leaves such a Pod alone; "" when it has
+// it.
 func replacedRecord(stored, now *v1.Pod) string {
-	value, ok := now.Annotations[lastRunAnnotation]
-	if ok && value == stored.Annotations[lastRunAnnotation] {
+	if sameRecord(stored, now) {
 		return ""
 	}
 	record, err := readRecord(now)
 	switch {
-	case !ok:
-		return "its record of this run was removed"
 	case err != nil:
-		return "its record of this run was replaced by one that kubectl probe cannot read"
+		return "the Pod's record of this run was replaced, by one that kubectl probe cannot read; it is left as it is, with that record, and no kubectl probe undo of this run puts it back while that record is there"
+	case record == nil:
+		return "the Pod's record of this run was removed; it is left as it is, and no kubectl probe undo of this run puts it back without that record"
 	}
 	if ours, _ := readRecord(stored); ours != nil && ours.Run == record.Run {
-		return "its record of this run was changed by someone else"
+		return "the Pod's record of this run was changed by someone else; it is left as it is, with that record"
 	}
-	return fmt.Sprintf("its record of this run was replaced by run %s's", record.Run)
+	return fmt.Sprintf("the Pod's record of this run was replaced, by run %s's; it is left as it is, with that record, and no kubectl probe undo of this run puts it back while that record is there", record.Run)
 }
 
 // undoRun puts back what run changed on a Pod, as its record has it: the
@@ -260,8 +261,13 @@ type undoRun struct {
 // leftAlone is a Pod that a run leaves as it is, and why: it is skipped;
 // one whose failed change it leaves so (undoChange) prints no undo, which
 // would leave it alone too, and is not counted in the undo of the run
-// (podRun.leftAlone).
-type leftAlone struct{ reason string }
+// (podRun.leftAlone). record is set for such a Pod whose probes are as the
+// run stored them, and only whose record of the run was replaced
+// (replacedRecord).
+type leftAlone struct {
+	reason string
+	record bool
+}
 
 func (e *leftAlone) Error() string { return e.reason }
 

@@ -21,7 +21,8 @@ import (
 
 // A Pod read after a run's change says how its record of the run was
 // replaced: by another run's, of any container; removed; by one that
-// kubectl probe cannot read; or rewritten under the run's own ID.
+// kubectl probe cannot read; or rewritten under the run's own ID; and, but
+// for the last, that no kubectl probe undo of the run puts it back then.
 func TestReplacedRecord(t *testing.T) {
 	at := time.Date(2026, 12, 4, 10, 15, 2, 0, time.UTC)
 	stored, err := applyChange(t, webPod(), recorded{change: relax, run: "r1", time: at}, nil)
@@ -45,24 +46,24 @@ func TestReplacedRecord(t *testing.T) {
 				t.Fatal(err)
 			}
 			return again
-		}, "its record of this run was replaced by run r2's"},
+		}, "the Pod's record of this run was replaced, by run r2's; it is left as it is, with that record, and no kubectl probe undo of this run puts it back while that record is there"},
 		{"removed", func(*testing.T) *v1.Pod {
 			now := stored.DeepCopy()
 			delete(now.Annotations, lastRunAnnotation)
 			return now
-		}, "its record of this run was removed"},
+		}, "the Pod's record of this run was removed; it is left as it is, and no kubectl probe undo of this run puts it back without that record"},
 		{"unreadable", func(*testing.T) *v1.Pod {
 			now := stored.DeepCopy()
 			now.Annotations[lastRunAnnotation] = "{"
 			return now
-		}, "its record of this run was replaced by one that kubectl probe cannot read"},
+		}, "the Pod's record of this run was replaced, by one that kubectl probe cannot read; it is left as it is, with that record, and no kubectl probe undo of this run puts it back while that record is there"},
 		{"rewritten", func(t *testing.T) *v1.Pod {
 			now := stored.DeepCopy()
 			if err := rewritten.write(now); err != nil {
 				t.Fatal(err)
 			}
 			return now
-		}, "its record of this run was changed by someone else"},
+		}, "the Pod's record of this run was changed by someone else; it is left as it is, with that record"},
 	} {
 		if got := replacedRecord(stored, tc.now(t)); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
@@ -418,6 +419,22 @@ func TestUndoPrintsItsFinish(t *testing.T) {
 			t.Errorf("pod/%s: liveness timeoutSeconds %d, want 1, put back", name, got)
 		}
 	}
+}
+
+// undoCommand runs kubectl probe undo of the Pods of those names with
+// --run run, as the command builds its run, but without the pre-check and
+// the proof, and returns what it printed on standard output and error.
+func undoCommand(t *testing.T, c *cluster, run string, names ...string) (string, string, error) {
+	t.Helper()
+	o, _ := newTestOwners(t)
+	var out, errOut bytes.Buffer
+	opts := newChangeOptions(genericiooptions.IOStreams{Out: &out, ErrOut: &errOut}, "probes put back", false)
+	opts.clients = clients{namespace: "ns", getter: apiOf{c}, client: c, owners: o}
+	opts.args, opts.wait, opts.skipCheck, opts.maxInFlight = names, waitNone, true, "1"
+	opts.report = newTestReporter(&out, &errOut, "", "probes put back")
+	opts.cmdline = &commandLine{targets: names, connection: []string{"-n", "ns"}}
+	err := opts.run(context.Background(), undoRun{run: run})
+	return out.String(), errOut.String(), err
 }
 
 // An undo whose patch's answer is lost, of a Pod that cannot be read

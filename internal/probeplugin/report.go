@@ -187,14 +187,9 @@ func (p *reporter) gone(pr *podRun, reason string) {
 	p.warnf("pod/%s: changed, then %s\n", pr.pod.Name, reason)
 }
 
-// undone says that a Pod's change was put back, and that the record of
-// another run that replaced the run's stays.
+// undone says that a Pod's change was put back.
 func (p *reporter) undone(pr *podRun) {
-	stays := ""
-	if pr.recordReplaced != "" {
-		stays = "; " + pr.recordReplaced + ", which stays"
-	}
-	p.warnf("pod/%s: undone: its probes are as they were before%s\n", pr.pod.Name, stays)
+	p.warnf("pod/%s: undone: its probes are as they were before\n", pr.pod.Name)
 }
 
 // undoneAlready says that --undo-on-failure found a Pod's change put back
@@ -217,18 +212,8 @@ func (p *reporter) partlyUndone(pr *podRun, staying map[probeType]string, c *com
 }
 
 // anyway returns the end of a line that says what --undo-on-failure left of
-// a Pod's change: the command that puts it back anyway; or, when the Pod's
-// record of the run was replaced, which that command would need, the old
-// probes to set by hand.
+// a Pod's change: the command that puts it back anyway.
 func anyway(pr *podRun, c *commandLine) string {
-	if pr.recordReplaced != "" {
-		old := probesOf(pr.pod, pr.container)
-		var probes []string
-		for _, t := range stayingTypes(pr.staying) {
-			probes = append(probes, fmt.Sprintf("the %s probe of container %q: %s", t, pr.container, describeProbe(old[t])))
-		}
-		return "; " + pr.recordReplaced + ", so no kubectl probe undo of this run puts it back: to put it back anyway, set it by hand: " + strings.Join(probes, "; ")
-	}
 	if c.run == "" {
 		return ""
 	}
@@ -559,7 +544,8 @@ func (p *reporter) undoHint(pr *podRun, c *commandLine) {
 // that an interrupt ended: which Pods were done, failed, failed and kept
 // (a relaxation that --undo-on-failure left, in whole or in part, see
 // runner.undo), failed and not put back since someone else changed their
-// probes (podRun.leftAlone), put back, skipped during the run (deleted,
+// probes (podRun.leftAlone), or only their record of the run
+// (podRun.recordReplaced), put back, skipped during the run (deleted,
 // recreated or left as they are) and not started, each Pod of the run's
 // changes, each that the pre-check passed, on one of those lists; and the
 // command that puts back what the run changed, which leaves those not put
@@ -571,7 +557,8 @@ func (p *reporter) finished(title string, done, failed, putBack, skipped, rest [
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	kept := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return !pr.kept })
-	leftAlone := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return !pr.leftAlone })
+	leftAlone := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return !pr.leftAlone || pr.recordReplaced })
+	replaced := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return !pr.recordReplaced })
 	others := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return pr.kept || pr.leftAlone })
 	fmt.Fprintf(p.errOut, "error: %s\ndone (%d): %s\nfailed (%d): %s\n", title, len(done), list(done), len(others), list(others))
 	if len(kept) > 0 {
@@ -580,6 +567,9 @@ func (p *reporter) finished(title string, done, failed, putBack, skipped, rest [
 	if len(leftAlone) > 0 {
 		fmt.Fprintf(p.errOut, "not put back, as someone else changed their probes after this run did, which kubectl probe undo leaves as they are too (%d): %s\n", len(leftAlone), list(leftAlone))
 	}
+	if len(replaced) > 0 {
+		fmt.Fprintf(p.errOut, "not put back, as their record of this run was replaced or removed since, though their probes are as this run stored them (%d): %s\n", len(replaced), list(replaced))
+	}
 	if len(putBack) > 0 {
 		fmt.Fprintf(p.errOut, "put back, in flight when interrupted (%d): %s\n", len(putBack), list(putBack))
 	}
@@ -587,9 +577,7 @@ func (p *reporter) finished(title string, done, failed, putBack, skipped, rest [
 		fmt.Fprintf(p.errOut, "skipped during the run, deleted, recreated or left as they are (%d): %s\n", len(skipped), list(skipped))
 	}
 	fmt.Fprintf(p.errOut, "not started, left as they are (%d): %s\n", len(rest), list(rest))
-	changed := slices.DeleteFunc(slices.Concat(done, failed), func(pr *podRun) bool {
-		return !pr.changed() || pr.leftAlone || pr.recordReplaced != ""
-	})
+	changed := slices.DeleteFunc(slices.Concat(done, failed), func(pr *podRun) bool { return !pr.changed() || pr.leftAlone })
 	unknown := slices.DeleteFunc(slices.Clone(failed), func(pr *podRun) bool { return !pr.unknown })
 	too := ""
 	if relaxed := slices.DeleteFunc(slices.Clone(changed), func(pr *podRun) bool { return len(pr.staying) == 0 }); len(relaxed) > 0 {

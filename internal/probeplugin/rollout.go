@@ -549,9 +549,7 @@ func (r *runner) one(ctx, proofs context.Context, pr *podRun, wait func(ctx cont
 // prints the kubectl probe undo that puts it back anyway. A Pod whose
 // change someone else put back meanwhile (putBackMeanwhile), by hand or
 // with the run's own kubectl probe undo, is left as it is, and counted as
-// put back: no change of the run stands on it. A Pod whose record of the
-// run another run's replaced is put back all the same (undoChange), and
-// says so (podRun.recordReplaced).
+// put back: no change of the run stands on it.
 func (r *runner) undo(ctx context.Context, pr *podRun) {
 	if !r.undoOnFailure {
 		r.report.undoHint(pr, r.cmdline)
@@ -589,14 +587,15 @@ func (r *runner) undo(ctx context.Context, pr *podRun) {
 		case errors.As(err, &left):
 			// Someone else changed its probes since, which an undo
 			// leaves as they are too, and the run's change may stand
-			// under theirs; they are the Pod's as the put-back read it.
-			pr.leftAlone, pr.stored = true, res.read
+			// under theirs, or its record of the run, with the run's
+			// change standing; they are the Pod's as the put-back read
+			// it.
+			pr.leftAlone, pr.recordReplaced, pr.stored = true, left.record, res.read
 		default:
 			r.report.stillToUndo(pr, staying, r.cmdline)
 		}
 		return
 	}
-	pr.recordReplaced = replacedRecord(pr.stored, res.read)
 	pr.stored = res.stored
 	if len(staying) > 0 {
 		pr.reason += "; undone but for " + stayingProbes(staying)

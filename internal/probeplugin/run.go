@@ -69,20 +69,16 @@ type podRun struct {
 	undone, kept bool
 	// staying are the probes that --undo-on-failure left, or was to
 	// leave, since the change only relaxed them, and why (stays): kubectl
-	// probe undo of the run puts them back too, but where the Pod's record
-	// of the run was replaced (recordReplaced).
+	// probe undo of the run puts them back too.
 	staying map[probeType]string
 	// undoUnknown is set when whether --undo-on-failure's put-back was
 	// stored is unknown (outcomeUnknownError); leftAlone when the put-back
 	// left the Pod as it is, since someone else changed its probes after
 	// its change, as kubectl probe undo of the run would too (leftAlone),
-	// and its change may stand under theirs.
-	undoUnknown, leftAlone bool
-	// recordReplaced, when set, says how --undo-on-failure's put-back,
-	// stored, found the Pod's record of the run replaced, as by another
-	// run's (replacedRecord), which it left: no kubectl probe undo of the
-	// run finds what the put-back left of its change.
-	recordReplaced string
+	// and its change may stand under theirs; and recordReplaced too when
+	// its probes were as the change stored them, and only its record of
+	// the run was replaced (replacedRecord), its change standing.
+	undoUnknown, leftAlone, recordReplaced bool
 	// interrupted is set for a change in flight that an interrupt ended
 	// before it was proven (--undo-on-failure).
 	interrupted bool
