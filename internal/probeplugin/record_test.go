@@ -437,6 +437,30 @@ func undoCommand(t *testing.T, c *cluster, run string, names ...string) (string,
 	return out.String(), errOut.String(), err
 }
 
+// An undo of a run that each of whose Pods it skips, as undone already,
+// puts nothing back: it fails, and says so of itself, not that no change
+// of the run that it undoes stands, which the Pods' lines contradict.
+func TestUndoThatSkipsEachPod(t *testing.T) {
+	names := []string{"a", "b"}
+	c := newCluster(namedPods(names...)...)
+	r, _, errOut := newRunner(c, relax)
+	if err := r.run(context.Background(), &targets{pods: namedPods(names...)}); err != nil {
+		t.Fatalf("set: %v\n%s", err, errOut)
+	}
+	if out, printed, err := undoCommand(t, c, testRun, names...); err != nil {
+		t.Fatalf("undo: %v\n%s%s", err, out, printed)
+	}
+	out, printed, err := undoCommand(t, c, testRun, names...)
+	if want := "no put-back of this undo stands: each Pod was skipped, or put back and then deleted or recreated"; exitStatus(err) != 1 || err == nil || err.Error() != want {
+		t.Errorf("undo again: err = %v (exit status %d), want %q (exit status 1)\n%s%s", err, exitStatus(err), want, out, printed)
+	}
+	for _, name := range names {
+		if want := "pod/" + name + " skipped: run " + testRun + " is undone already, by "; !strings.Contains(out, want) {
+			t.Errorf("undo again printed\n%s\nwant in it\n%s", out, want)
+		}
+	}
+}
+
 // An undo whose patch's answer is lost, of a Pod that cannot be read
 // again, may have put it back: it prints the same undo of that Pod, which
 // leaves it as it is if it was, and exits with status 2.

@@ -183,7 +183,11 @@ func (r *runner) rollout(ctx context.Context, runs, todo []*podRun) error {
 			}
 		}
 		// Skipped before its change, or during its proof, as deleted or
-		// recreated (podRun.gone): either leaves no change of the run.
+		// recreated (podRun.gone): either leaves no change of the run. Of
+		// an undo, that is said of the undo, not of the run it undoes.
+		if _, ok := r.change.(undoRun); ok {
+			return errors.New("no put-back of this undo stands: each Pod was skipped, or put back and then deleted or recreated")
+		}
 		return errors.New("no change of the run stands: each Pod was skipped, or changed and then deleted or recreated")
 	}
 	var done, failures, putBack, skipped, rest []*podRun

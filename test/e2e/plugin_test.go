@@ -248,7 +248,7 @@ func TestPluginUndoSkipsPodsChangedSince(t *testing.T) {
 func TestPluginUndoTwiceSkipsEachPod(t *testing.T) {
 	c := changedThenEdited(t, "undo-twice")
 	mustProbe(t, c, c.kubeconfig, "undo", "-n", "undo-twice", "replicaset/web")
-	r := failProbe(t, c, c.kubeconfig, []string{"error: no change of the run stands: each Pod was skipped, or changed and then deleted or recreated"}, "undo", "-n", "undo-twice", "replicaset/web")
+	r := failProbe(t, c, c.kubeconfig, []string{"error: no put-back of this undo stands: each Pod was skipped, or put back and then deleted or recreated"}, "undo", "-n", "undo-twice", "replicaset/web")
 	if !strings.Contains(r.stdout, "pod/web-a skipped: run ") || !strings.Contains(r.stdout, " is undone already, by ") {
 		t.Errorf("a second undo:\n%s", r)
 	}
