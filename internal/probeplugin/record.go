@@ -225,7 +225,10 @@ func (r recorded) apply(pod *v1.Pod, c *v1.Container, template *podTemplate) err
 // stored, no longer has the record of the run that stored has, and, when
 // the record is not of the run, that no kubectl probe undo of the run puts
 // its change back then, as undoRun leaves such a Pod alone; "" when it has
-// it.
+// it. Of a record of another run, a put-back in full by that run's
+// --undo-on-failure (undoChange) brings back the record that it read, the
+// run's, and the undo of the run puts the Pod back then; that run's kubectl
+// probe undo marks its record undone and keeps it.
 func replacedRecord(stored, now *v1.Pod) string {
 	if sameRecord(stored, now) {
 		return ""
@@ -240,7 +243,7 @@ func replacedRecord(stored, now *v1.Pod) string {
 	if ours, _ := readRecord(stored); ours != nil && ours.Run == record.Run {
 		return "the Pod's record of this run was changed by someone else; it is left as it is, with that record"
 	}
-	return fmt.Sprintf("the Pod's record of this run was replaced, by run %s's; it is left as it is, with that record, and no kubectl probe undo of this run puts it back while that record is there", record.Run)
+	return fmt.Sprintf("the Pod's record of this run was replaced, by run %s's; it is left as it is, with that record, and no kubectl probe undo of this run puts it back while that record is there (a put-back in full by that run's --undo-on-failure brings this run's record back)", record.Run)
 }
 
 // undoRun puts back what run changed on a Pod, as its record has it: the

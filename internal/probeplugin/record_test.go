@@ -46,7 +46,7 @@ func TestReplacedRecord(t *testing.T) {
 				t.Fatal(err)
 			}
 			return again
-		}, "the Pod's record of this run was replaced, by run r2's; it is left as it is, with that record, and no kubectl probe undo of this run puts it back while that record is there"},
+		}, "the Pod's record of this run was replaced, by run r2's; it is left as it is, with that record, and no kubectl probe undo of this run puts it back while that record is there (a put-back in full by that run's --undo-on-failure brings this run's record back)"},
 		{"removed", func(*testing.T) *v1.Pod {
 			now := stored.DeepCopy()
 			delete(now.Annotations, lastRunAnnotation)

@@ -689,10 +689,13 @@ func TestUndoKeepsOthersEdits(t *testing.T) {
 // Pod keeps one record, of its last run, so --undo-on-failure leaves the
 // Pod as it is, the first run's change, in whole, and the second run's
 // with its record, and says so, and what no undo does: a kubectl probe
-// undo of the first run, the second run's undone before it or not, leaves
-// the Pod as it is too. The end names the Pod apart, out of the count of
-// the first run's undo, and the run exits with status 2, as a change of it
-// stands.
+// undo of the first run, the second run's undone by its kubectl probe undo
+// before it or not, leaves the Pod as it is too. The end names the Pod
+// apart, out of the count of the first run's undo, and the run exits with
+// status 2, as a change of it stands. The second run's --undo-on-failure,
+// though, putting its change back in full, brings back the record that it
+// read, the first run's, as the line says: the first run's undo puts the
+// Pod back then.
 func TestUndoAfterAnotherRunsRecord(t *testing.T) {
 	const other = "20261204-101600-beef"
 	for _, tc := range []struct {
@@ -701,7 +704,14 @@ func TestUndoAfterAnotherRunsRecord(t *testing.T) {
 		// liveness probe, which would stay, and changes the readiness
 		// probe.
 		flap bool
-	}{{name: "in whole"}, {name: "but for a relaxed probe", flap: true}} {
+		// putBack is set for a second run whose --undo-on-failure puts
+		// its change back in full before the undo of the first run, as
+		// runner.undo sends it: of a change that made the liveness probe
+		// of sidecar stricter, which does not stay.
+		putBack bool
+	}{{name: "in whole"}, {name: "but for a relaxed probe", flap: true},
+		{name: "in whole, the second run put back in full", putBack: true},
+		{name: "but for a relaxed probe, the second run put back in full", flap: true, putBack: true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			pods := namedPods("a", "b", "c")
 			var ch change = moveReadiness
@@ -717,15 +727,22 @@ func TestUndoAfterAnotherRunsRecord(t *testing.T) {
 			r, _, errOut := newRunner(c, ch)
 			r.container, r.largest = "app", 2
 			r.undoOnFailure, r.report.yes = true, true
-			var stored *v1.Pod
+			before := pods[1].DeepCopy()
+			// stored is pod/b as the run stored it, which the second run
+			// reads; secondStored is pod/b as the second run stored it.
+			var stored, secondStored *v1.Pod
 			r.prove = func(ctx context.Context, _, pod *v1.Pod, _ string) (string, error) {
 				if pod.Name != "b" {
 					return "proven", nil
 				}
-				stored = pod
+				stored = pod.DeepCopy()
 				// kubectl probe set pod/b -c sidecar, as the command
 				// runs it.
-				second := recorded{change: setChange{types: []probeType{liveness}, settings: settings{timeoutSeconds: ptr.To[int32](5)}}, run: other, time: testRunTime}
+				set := settings{timeoutSeconds: ptr.To[int32](5)}
+				if tc.putBack {
+					set = settings{failureThreshold: ptr.To[int32](1)}
+				}
+				second := recorded{change: setChange{types: []probeType{liveness}, settings: set}, run: other, time: testRunTime}
 				if _, err := (&patcher{client: c, fieldManager: "kubectl-probe"}).apply(ctx, pod, "sidecar", second, nil, false); err != nil {
 					return "", err
 				}
@@ -739,12 +756,13 @@ func TestUndoAfterAnotherRunsRecord(t *testing.T) {
 				if err := c.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), obj, "ns"); err != nil {
 					return "", err
 				}
+				secondStored = obj.(*v1.Pod).DeepCopy()
 				return "", errors.New("the new readiness probe failed")
 			}
 			if err := r.run(context.Background(), &targets{pods: pods}); exitStatus(err) != exitStopped {
 				t.Errorf("err = %v (exit status %d), want exit status %d", err, exitStatus(err), exitStopped)
 			}
-			line := "error: pod/b: undoing the change: the probes of container \"app\" are still as this run stored them, and only the Pod's record of this run was replaced, by run " + other + "'s; it is left as it is, with that record, and no kubectl probe undo of this run puts it back while that record is there\n"
+			line := "error: pod/b: undoing the change: the probes of container \"app\" are still as this run stored them, and only the Pod's record of this run was replaced, by run " + other + "'s; it is left as it is, with that record, and no kubectl probe undo of this run puts it back while that record is there (a put-back in full by that run's --undo-on-failure brings this run's record back)\n"
 			end := "error: stopped at the first Pod that failed\ndone (2): pod/a pod/c\nfailed (0): none\n" +
 				"not put back, as their record of this run was replaced or removed since, though their probes are as this run stored them (1): pod/b\n" +
 				"not started, left as they are (0): none\n" +
@@ -772,6 +790,34 @@ func TestUndoAfterAnotherRunsRecord(t *testing.T) {
 				}
 			}
 			left("after the run")
+			if tc.putBack {
+				// The second run's proof fails, and its --undo-on-failure
+				// puts sidecar back in full, as runner.undo sends it,
+				// which brings back the Pod's record of the run, as the
+				// second run read it.
+				staying := stays(probesOf(stored, "sidecar"), probesOf(secondStored, "sidecar"), true)
+				if len(staying) > 0 {
+					t.Fatalf("of the second run's change, %v stays; want it put back in full", staying)
+				}
+				res, err := (&patcher{client: c, fieldManager: "kubectl-probe"}).apply(context.Background(), secondStored, "sidecar", undoChange{original: stored, changed: secondStored, keep: stayingTypes(staying)}, nil, false)
+				if err != nil || !res.changed {
+					t.Fatalf("the second run's put-back: %v, changed %v", err, res.changed)
+				}
+				if record, err := readRecord(res.stored); err != nil || record == nil || record.Run != testRun || record.UndoneBy != "" {
+					t.Fatalf("after the second run's put-back: record %+v, %v; want the run's, not undone", record, err)
+				}
+				if out, printed, err := undoCommand(t, c, testRun, "b"); err != nil || out != "pod/b probes put back\n" {
+					t.Errorf("kubectl probe undo pod/b --run %s after the second run's put-back: %v\n%s%s\nwant pod/b put back", testRun, err, out, printed)
+				}
+				obj, err := c.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), "ns", "b")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(before.Spec.Containers, obj.(*v1.Pod).Spec.Containers); diff != "" {
+					t.Errorf("after the second run's put-back and the undo of the run, containers (-want +got):\n%s", diff)
+				}
+				return
+			}
 			skipped := "pod/b skipped: left as it is: run " + other + " changed it after run " + testRun + "\n"
 			if out, printed, err := undoCommand(t, c, testRun, "b"); out != skipped || exitStatus(err) != 1 {
 				t.Errorf("kubectl probe undo pod/b --run %s: %v\n%s%s\nwant\n%s", testRun, err, out, printed, skipped)
