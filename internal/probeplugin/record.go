@@ -227,8 +227,9 @@ func (r recorded) apply(pod *v1.Pod, c *v1.Container, template *podTemplate) err
 // its change back then, as undoRun leaves such a Pod alone; "" when it has
 // it. Of a record of another run, a put-back in full by that run's
 // --undo-on-failure (undoChange) brings back the record that it read, the
-// run's, and the undo of the run puts the Pod back then; that run's kubectl
-// probe undo marks its record undone and keeps it.
+// run's when that run came straight after it, and the undo of the run puts
+// the Pod back then; that run's kubectl probe undo marks its record undone
+// and keeps it.
 func replacedRecord(stored, now *v1.Pod) string {
 	if sameRecord(stored, now) {
 		return ""
@@ -240,10 +241,17 @@ func replacedRecord(stored, now *v1.Pod) string {
 	case record == nil:
 		return "the Pod's record of this run was removed; it is left as it is, and no kubectl probe undo of this run puts it back without that record"
 	}
-	if ours, _ := readRecord(stored); ours != nil && ours.Run == record.Run {
+	ours, _ := readRecord(stored)
+	if ours != nil && ours.Run == record.Run {
 		return "the Pod's record of this run was changed by someone else; it is left as it is, with that record"
 	}
-	return fmt.Sprintf("the Pod's record of this run was replaced, by run %s's; it is left as it is, with that record, and no kubectl probe undo of this run puts it back while that record is there (a put-back in full by that run's --undo-on-failure brings this run's record back)", record.Run)
+	replaced := fmt.Sprintf("the Pod's record of this run was replaced, by run %s's; it is left as it is, with that record, and no kubectl probe undo of this run puts it back while that record is there", record.Run)
+	if ours != nil && len(record.Earlier) > 0 && record.Earlier[0] == ours.Run {
+		// That run read this run's record: its put-back in full writes it
+		// back.
+		replaced += " (a put-back in full by that run's --undo-on-failure brings this run's record back)"
+	}
+	return replaced
 }
 
 // undoRun puts back what run changed on a Pod, as its record has it: the

@@ -47,6 +47,17 @@ func TestReplacedRecord(t *testing.T) {
 			}
 			return again
 		}, "the Pod's record of this run was replaced, by run r2's; it is left as it is, with that record, and no kubectl probe undo of this run puts it back while that record is there (a put-back in full by that run's --undo-on-failure brings this run's record back)"},
+		{"a third run's, after another", func(t *testing.T) *v1.Pod {
+			again, err := applyChange(t, stored, recorded{change: disableChange{types: []probeType{readiness}}, run: "r2", time: at.Add(time.Minute)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			third, err := applyChange(t, again, recorded{change: disableChange{types: []probeType{liveness}}, run: "r3", time: at.Add(2 * time.Minute)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return third
+		}, "the Pod's record of this run was replaced, by run r3's; it is left as it is, with that record, and no kubectl probe undo of this run puts it back while that record is there"},
 		{"removed", func(*testing.T) *v1.Pod {
 			now := stored.DeepCopy()
 			delete(now.Annotations, lastRunAnnotation)
