@@ -50,7 +50,10 @@ import (
 //     reached its failure threshold. Failed, at once.
 //   - Ready still true at the end of the window: passed; not Ready: failed.
 //
-// The Pod must also be Ready as a whole before the next Pod changes.
+// A Pod that was Ready as a whole when the change was stored must also be
+// Ready again before the next Pod changes; one that something else held
+// not Ready then, as an unready sidecar or a false readiness gate, need
+// not be: the probe's own proof is its container's.
 //
 // A liveness probe, once the container has started, is judged by its own
 // failureThreshold, the change's point when it relaxes a probe while a
@@ -498,6 +501,10 @@ type proof struct {
 	// Pod's status said.
 	startedAtChange bool
 	runningAtChange string
+	// readyAtChange is whether the Pod was Ready as a whole when the
+	// change was stored: a new readiness probe's proof then waits for it
+	// to be Ready again.
+	readyAtChange bool
 	// soonestKill is how long after the change was stored the new probes
 	// could have made the kubelet kill the container at the soonest (see
 	// soonestKill).
@@ -576,6 +583,7 @@ func newProof(before, stored *v1.Pod, container string, margin time.Duration, fu
 		failures:   livenessFailures{counts: map[string]int32{}},
 
 		startedAtChange: started(containerStatus(stored, container)),
+		readyAtChange:   podutils.IsPodReady(stored),
 	}
 	if status := containerStatus(stored, container); status != nil && status.State.Running != nil {
 		p.runningAtChange = status.ContainerID
@@ -1163,8 +1171,8 @@ func (p *proof) windowEnded(t probeType, now time.Time) step {
 	return p.decide(s)
 }
 
-// decide says whether every probe has passed, and the Pod is Ready when
-// its readiness probe changed.
+// decide says whether every probe has passed, and, when its readiness
+// probe changed on a Pod that was Ready, the Pod is Ready again.
 func (p *proof) decide(s step) step {
 	if !p.applied {
 		return s
@@ -1174,7 +1182,7 @@ func (p *proof) decide(s step) step {
 			return s
 		}
 	}
-	s.done = p.probes[readiness] == nil || podutils.IsPodReady(p.last)
+	s.done = p.probes[readiness] == nil || !p.readyAtChange || podutils.IsPodReady(p.last)
 	return s
 }
 
@@ -1243,7 +1251,7 @@ func (p *proof) timedOut(timeout time.Duration, node string) error {
 	case slices.ContainsFunc(probeTypes, func(t probeType) bool { return p.probes[t] != nil && p.passed[t] == "" }):
 		return fmt.Errorf("%s, but the new %s not passed %s", applied, p.pending("probe had", "probes had"), within)
 	}
-	return fmt.Errorf("%s, but the Pod was not Ready %s", p.summary(), within)
+	return fmt.Errorf("%s, but the Pod, Ready before the change, was not Ready again %s", p.summary(), within)
 }
 
 // summary says what the proof found: the generation applied, and how each

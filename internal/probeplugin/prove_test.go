@@ -411,6 +411,50 @@ func TestProveWindow(t *testing.T) {
 	}
 }
 
+// A readiness change that passed its proof on the container waits for the
+// Pod to be Ready as a whole only when the Pod was Ready when the change
+// was stored: a Pod held not Ready by something else, as an unready
+// sidecar or a false readiness gate, before and after, passes; a Pod that
+// was Ready and is not after the change fails at --wait-timeout. The
+// window is 3 × (10s + 1s) and the margin, 5s: 38s.
+func TestProvePodNotReadyForAnotherReason(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		wasReady bool
+		want     string
+		wantErr  string
+	}{{
+		name: "not Ready before, for a readiness gate, and after",
+		want: "the kubelet applied generation 2; the new readiness probe passed: the container stayed Ready through the probe's failure window (38s)",
+	}, {
+		name:     "Ready before, not Ready after",
+		wasReady: true,
+		wantErr:  "the kubelet applied generation 2; the new readiness probe passed: the container stayed Ready through the probe's failure window (38s), but the Pod, Ready before the change, was not Ready again within 1m0s (--wait-timeout)",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				before, stored := changedPods()
+				ready := v1.PodCondition{Type: v1.PodReady, Status: v1.ConditionFalse, Reason: "ReadinessGatesNotReady"}
+				if tc.wasReady {
+					ready = v1.PodCondition{Type: v1.PodReady, Status: v1.ConditionTrue}
+				}
+				before.Status.Conditions = []v1.PodCondition{ready}
+				stored.Status.Conditions = []v1.PodCondition{ready}
+				client, k := newKubelet(t, before)
+				w := &prover{client: client, timeout: time.Minute, margin: 5 * time.Second}
+				result := inBackground(func() (string, error) { return w.prove(context.Background(), before, stored, "app") })
+				pod := k.pod.DeepCopy()
+				pod.Status.ObservedGeneration = 2
+				pod.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "app", Ready: true, Started: ptr.To(true)}}
+				pod.Status.Conditions = []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionFalse, Reason: "ReadinessGatesNotReady"}}
+				k.watcher.Modify(pod)
+				got, err := result()
+				checkProof(t, got, err, tc.want, tc.wantErr)
+			})
+		})
+	}
+}
+
 // A failure window longer than --wait-timeout, 10s here, is waited out: the
 // timeout bounds the wait for the kubelet and the container, not a window
 // that began, as a probe with a high failureThreshold has.
