@@ -172,9 +172,12 @@ func newFloor(name string, l limit, of int, pods []*v1.Pod) floor {
 	return f
 }
 
-// recount returns the floor, counting pods, as read again, instead.
+// recount returns the floor, counting pods, as read again, instead, and
+// expecting as many: the floor of Pods of no workload, or of a workload
+// read by name, has no replicas that say how many to expect, so a Pod
+// that is deleted, or replaced under another name, leaves it.
 func (f floor) recount(pods []*v1.Pod) floor {
-	again := newFloor(f.name, f.limit, f.of, pods)
+	again := newFloor(f.name, f.limit, len(pods), pods)
 	again.within, again.budget = f.within, f.budget
 	return again
 }

@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/utils/ptr"
@@ -1075,6 +1076,62 @@ func TestRunKeepsTheLimitOfAWorkloadUnderACustomResource(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A Pod that the run counts by name, of no workload or of one whose Pods
+// cannot be read, that is deleted during the run leaves the floor: it is
+// not there to be Ready, and holds no Pod back. Here a, b and c change one
+// at a time (--max-in-flight=1, or the limit of a workload not known), and
+// c is deleted as a is changed: b goes next, and the run ends.
+func TestRunPodDeletedLeavesItsFloor(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// setup returns the owners, the Pods and how the run names them.
+		setup func(t *testing.T) (*owners, []*v1.Pod, func(opts *changeOptions))
+	}{{
+		name: "Pods of no workload, named",
+		setup: func(t *testing.T) (*owners, []*v1.Pod, func(opts *changeOptions)) {
+			o, _ := newTestOwners(t)
+			return o, readyPods([]string{"a", "b", "c"}), func(opts *changeOptions) {
+				opts.args, opts.maxInFlight = []string{"a", "b", "c"}, "1"
+				opts.cmdline.targets = opts.args
+			}
+		},
+	}, {
+		name: "Pods of a Deployment that cannot be read",
+		setup: func(t *testing.T) (*owners, []*v1.Pod, func(opts *changeOptions)) {
+			deployment, rs, pods := deploymentOf("web", 3, intstr.FromInt32(3), []string{"a", "b", "c"})
+			for _, pod := range pods {
+				pod.Name = strings.TrimPrefix(pod.Name, "web-")
+			}
+			o, _ := newTestOwners(t, deployment, rs)
+			o.dynamic.(*dynamicfake.FakeDynamicClient).PrependReactor("get", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web", errors.New("not yours"))
+			})
+			return o, pods, func(opts *changeOptions) { opts.selector = "app=web" }
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				o, pods, name := tc.setup(t)
+				c := newCluster(pods...)
+				c.refuse = func(name string, dryRun bool) error {
+					if name == "a" && !dryRun {
+						return c.Tracker().Delete(v1.SchemeGroupVersion.WithResource("pods"), "ns", "c")
+					}
+					return nil
+				}
+				opts, errOut := runOptions(c, o)
+				name(opts)
+				if err := opts.run(context.Background(), moveLiveness); err != nil {
+					t.Errorf("run: %v (exit status %d)\n%s", err, exitStatus(err), errOut)
+				}
+				if _, patches := c.sent(); !slices.Contains(patches, "a") || !slices.Contains(patches, "b") {
+					t.Errorf("patched %v, want a and b\n%s", patches, errOut)
+				}
+			})
+		})
+	}
 }
 
 // Each workload of a run grows its batches on its own: its canary, then
