@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -216,6 +217,30 @@ func (t *targetFlags) validate(args []string) error {
 	return nil
 }
 
+// emptyMeans are the flags whose empty value says something: the gRPC
+// health check's question about the server's overall health.
+var emptyMeans = map[string]bool{"grpc-service": true}
+
+// refuseEmpty refuses a flag given an empty value, as by a variable that
+// is not set (--get-url=$URL): the command would take it as left out, and
+// do what it does without it, not what was meant.
+func refuseEmpty(flags *pflag.FlagSet) error {
+	var err error
+	flags.VisitAll(func(f *pflag.Flag) {
+		if err != nil || !f.Changed || emptyMeans[f.Name] {
+			return
+		}
+		values := []string{f.Value.String()}
+		if s, ok := f.Value.(pflag.SliceValue); ok {
+			values = s.GetSlice()
+		}
+		if slices.Contains(values, "") {
+			err = fmt.Errorf("--%s is empty: give it a value, or leave it out", f.Name)
+		}
+	})
+	return err
+}
+
 // options are a command's options, which it completes, validates and runs
 // as kubectl's commands do.
 type options interface {
@@ -227,6 +252,9 @@ type options interface {
 // runE returns the RunE of a command whose options are o.
 func runE(f cmdutil.Factory, o options) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
+		if err := refuseEmpty(cmd.LocalFlags()); err != nil {
+			return err
+		}
 		if err := o.Complete(f, cmd, args); err != nil {
 			return err
 		}

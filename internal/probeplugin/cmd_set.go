@@ -130,6 +130,9 @@ func (o *setOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []stri
 	var command []string
 	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 		args, command = args[:dash], args[dash:]
+		if len(command) == 0 {
+			return errors.New("-- is not followed by a command: give the probe's command after it, or leave it out")
+		}
 	}
 	for _, name := range probeFlags {
 		if cmd.Flags().Changed(name) {

@@ -497,6 +497,14 @@ current-context: x
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait-timeout=-1s"}, "", "error: --wait-timeout=-1s: give a duration, or 0 to wait as long as it takes\n"},
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait=false", "--undo-on-failure"}, "", "error: --undo-on-failure puts back a change that fails its proof: not with --wait=false, which proves none\n"},
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "-o", "table"}, "", `error: unable to match a printer suitable for the output format "table"`},
+		// A flag given empty, as by a variable that is not set, says
+		// nothing: it is refused, rather than taken as left out.
+		{[]string{"set", "web", "--liveness", "--get-url="}, "", "error: --get-url is empty: give it a value, or leave it out\n"},
+		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--open-tcp="}, "", "error: --open-tcp is empty: give it a value, or leave it out\n"},
+		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--probe-file="}, "", "error: --probe-file is empty: give it a value, or leave it out\n"},
+		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--container="}, "", "error: --container is empty: give it a value, or leave it out\n"},
+		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--max-in-flight="}, "", "error: --max-in-flight is empty: give it a value, or leave it out\n"},
+		{[]string{"undo", "deployment/web", "--run="}, "", "error: --run is empty: give it a value, or leave it out\n"},
 		{[]string{"disable", "web"}, "", "error: choose the probes with --liveness, --readiness or --startup\n"},
 		{[]string{"restore", "-l", "app=web", "deployment/web", "--liveness"}, "", "error: name Pods and workloads, or select Pods with -l, not both\n"},
 		{[]string{"undo"}, "", "error: name a Pod, a workload"},
@@ -509,6 +517,7 @@ current-context: x
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--wait=false"}, "", unreachable},
 		{[]string{"set", "web", "--startup", "--probe-file=-"}, "exec: {command: [cat, /tmp/started]}\nfailureThreshold: 30\n", unreachable},
 		{[]string{"set", "web", "--readiness", "--remove", "--dry-run=server"}, "", unreachable},
+		{[]string{"set", "web", "--readiness", "--grpc-port=9090", "--grpc-service="}, "", unreachable},
 		{[]string{"undo", "deployment/web", "--run", "20261204-101502-7f3a", "-o", "name"}, "", unreachable},
 		{[]string{"show", "-l", "app=web", "-o", "custom-columns=POD:.metadata.name"}, "", unreachable},
 	} {
@@ -522,12 +531,19 @@ current-context: x
 		})
 	}
 
+	// So is --, last, with no command after it.
+	var errOut bytes.Buffer
+	status := Execute(context.Background(), genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut}, "v0.0.0", []string{"set", "web", "--liveness", "--timeout-seconds=3", "--kubeconfig", kubeconfig, "--"})
+	if want := "error: -- is not followed by a command: give the probe's command after it, or leave it out\n"; status != 1 || !strings.Contains(errOut.String(), want) {
+		t.Errorf("-- alone: exit status %d, printed\n%s\nwant 1, and %q in it", status, errOut.String(), want)
+	}
+
 	// An interrupt before the first change, here while the targets are
 	// read, exits as one during a run does.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	var errOut bytes.Buffer
-	status := Execute(ctx, genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut}, "v0.0.0", []string{"set", "web", "--liveness", "--timeout-seconds=3", "--kubeconfig", kubeconfig})
+	errOut.Reset()
+	status = Execute(ctx, genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut}, "v0.0.0", []string{"set", "web", "--liveness", "--timeout-seconds=3", "--kubeconfig", kubeconfig})
 	if status != exitInterrupted {
 		t.Errorf("interrupted: exit status %d, printed\n%s\nwant %d", status, errOut.String(), exitInterrupted)
 	}
