@@ -87,12 +87,9 @@ const (
 var probeEventReasons = []string{"Unhealthy", "ProbeWarning", "ContainerProbeChanged"}
 
 // describePod describes the probes and state of a Pod's containers (only the one
-// named by container, if set), compared with template.
-func describePod(pod *v1.Pod, container string, template *podTemplate, events []v1.Event) (*podProbes, error) {
-	kept, err := readKept(pod)
-	if err != nil {
-		return nil, err
-	}
+// named by container, if set), compared with template, and the probes that
+// the Pod keeps (readKept).
+func describePod(pod *v1.Pod, container string, template *podTemplate, kept keptProbes, events []v1.Event) (*podProbes, error) {
 	containers := probeContainers(&pod.Spec)
 	if container != "" {
 		c, _, err := findContainer(pod, container)
@@ -332,7 +329,11 @@ func (o *showOptions) Run(ctx context.Context) error {
 		if err != nil {
 			fmt.Fprintf(o.ErrOut, "warning: pod/%s: cannot compare with the template it was created from: %v\n", pod.Name, err)
 		}
-		r, err := describePod(pod, o.container, template, events)
+		kept, err := readKept(pod)
+		if err != nil {
+			fmt.Fprintf(o.ErrOut, "warning: pod/%s: cannot read the probes that kubectl probe disable kept: %v; a probe that it removed shows as <none>\n", pod.Name, err)
+		}
+		r, err := describePod(pod, o.container, template, kept, events)
 		if err != nil {
 			return fmt.Errorf("pod/%s: %w", pod.Name, err)
 		}

@@ -2,6 +2,7 @@ package probeplugin
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +48,11 @@ func TestShow(t *testing.T) {
 		pod      *v1.Pod
 		template *podTemplate
 	}{{relaxed, template}, {disabled, template}, {bare, nil}} {
-		r, err := describePod(tc.pod, "", tc.template, events)
+		kept, err := readKept(tc.pod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := describePod(tc.pod, "", tc.template, kept, events)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +175,7 @@ func TestShowExampleJSONPath(t *testing.T) {
 	relaxed.Spec.Containers[0].ReadinessProbe = nil
 	list := probesList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}}
 	for _, pod := range []*v1.Pod{relaxed, same} {
-		r, err := describePod(pod, "", template, nil)
+		r, err := describePod(pod, "", template, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,5 +193,30 @@ func TestShowExampleJSONPath(t *testing.T) {
 	}
 	if want := "web-1-a liveness readiness\nweb-1-b \n"; out.String() != want {
 		t.Errorf("-o jsonpath='%s' printed %q, want %q", jsonpath, out.String(), want)
+	}
+}
+
+// A Pod whose kept probes cannot be read, as an annotation that a newer
+// kubectl probe wrote, is warned of, and shown with the others: its
+// probes are still there to show.
+func TestShowWarnsOfKeptProbesItCannotRead(t *testing.T) {
+	pods := namedPods("a", "b")
+	pods[0].Annotations = map[string]string{keptAnnotation: `{"version":"v2","containers":{}}`}
+	c := newCluster(pods...)
+	owners, _ := newTestOwners(t)
+	var out, errOut bytes.Buffer
+	o := newShowOptions(genericiooptions.IOStreams{Out: &out, ErrOut: &errOut})
+	o.clients = clients{namespace: "ns", getter: apiOf{c}, client: c, owners: owners}
+	o.args = []string{"a", "b"}
+	if err := o.Run(context.Background()); err != nil {
+		t.Fatalf("show: %v\n%s", err, &errOut)
+	}
+	if want := `warning: pod/a: cannot read the probes that kubectl probe disable kept: annotation kubectl-probe.x-k8s.io/disabled has version "v2", which this kubectl probe does not know: a newer kubectl probe wrote it; a probe that it removed shows as <none>` + "\n"; errOut.String() != want {
+		t.Errorf("printed on stderr\n%s\nwant\n%s", &errOut, want)
+	}
+	for _, pod := range []string{"a", "b"} {
+		if !strings.Contains(out.String(), "\n"+pod+" ") {
+			t.Errorf("printed\n%s\nwant a line of pod/%s", &out, pod)
+		}
 	}
 }
