@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 )
@@ -157,6 +158,9 @@ func (o *setOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []stri
 		o.handlers++
 	}
 	if cmd.Flags().Changed("grpc-port") {
+		if errs := validation.IsValidPortNum(int(o.grpcPort)); len(errs) > 0 {
+			return fmt.Errorf("--grpc-port=%d: %s", o.grpcPort, strings.Join(errs, "; "))
+		}
 		s.handler = &v1.ProbeHandler{GRPC: &v1.GRPCAction{Port: o.grpcPort}}
 		o.handlers++
 	}

@@ -483,6 +483,8 @@ current-context: x
 		{[]string{"set", "web", "--liveness", "--get-url=http://:8080/", "--open-tcp=8080"}, "", "error: give one handler: --get-url, --open-tcp, --grpc-port or -- COMMAND\n"},
 		{[]string{"set", "web", "--liveness", "--grpc-port=9090", "--", "cat", "/ok"}, "", "error: give one handler: --get-url, --open-tcp, --grpc-port or -- COMMAND\n"},
 		{[]string{"set", "web", "--readiness", "--get-url=ftp://:21/"}, "", "error: --get-url=ftp://:21/: the scheme must be http or https\n"},
+		{[]string{"set", "web", "--liveness", "--grpc-port=0", "--dry-run=client"}, "", "error: --grpc-port=0: must be between 1 and 65535, inclusive\n"},
+		{[]string{"set", "web", "--liveness", "--grpc-port=65536"}, "", "error: --grpc-port=65536: must be between 1 and 65535, inclusive\n"},
 		{[]string{"set", "web", "--liveness", "--remove", "--timeout-seconds=3"}, "", "error: --remove removes the probes: give it without a handler, fields or --probe-file\n"},
 		{[]string{"set", "web", "--liveness", "--probe-file", tcp, "--timeout-seconds=3", "--header=Host: a"}, "", "error: --probe-file gives the whole probe: give it without --header, --timeout-seconds\n"},
 		{[]string{"set", "web", "--liveness", "--readiness", "--probe-file", twice}, "", "error: --probe-file=" + twice + ", as a liveness probe: successThreshold: must be 1 for a liveness probe\n"},
