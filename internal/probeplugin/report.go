@@ -533,10 +533,14 @@ func (p *reporter) confirm(ctx context.Context, warnings []string) error {
 }
 
 // undoHint prints the command that puts back the change of a Pod that
-// failed.
+// failed; of a run of undo, which keeps no record of its own for an undo to
+// read, how the Pod gets the change of the run that it undoes again.
 func (p *reporter) undoHint(pr *podRun, c *commandLine) {
-	if c.run != "" {
+	switch {
+	case c.run != "":
 		p.warnf("to undo it: %s (or run with --undo-on-failure)\n", c.undoPod(pr.pod.Name))
+	case c.undoing != "":
+		p.warnf("to give it run %s's change again, make that change again, as its annotation %s keeps it (after): no kubectl probe undo puts back an undo (or run the undo with --undo-on-failure, which gives a Pod whose put-back fails the change back at once)\n", c.undoing, lastRunAnnotation)
 	}
 }
 

@@ -1201,6 +1201,35 @@ func TestPartialUndoOfAnUndoLeavesTheRunToUndo(t *testing.T) {
 	}
 }
 
+// An undo whose put-back fails its proof says how the Pod gets the run's
+// change again: an undo keeps no record of its own, so no kubectl probe
+// undo puts its put-back back; the run's change is to be made again, or
+// --undo-on-failure gives it back at once.
+func TestUndoThatFailsSaysHowToGiveTheChangeBack(t *testing.T) {
+	c := newCluster(namedPods("a", "b")...)
+	r, _, errOut := newRunner(c, relax)
+	if err := r.run(context.Background(), &targets{pods: namedPods("a", "b")}); err != nil {
+		t.Fatalf("set: %v\n%s", err, errOut)
+	}
+	pods, err := c.pods(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, out, errOut := newRunner(c, nil)
+	u.change, u.cmdline.run, u.cmdline.undoing = undoRun{run: testRun, undoneBy: "u1"}, "", testRun
+	u.report = newTestReporter(out, errOut, "", "probes put back")
+	u.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
+		return "", errors.New("the new liveness probe of container \"app\" reached its failureThreshold")
+	}
+	if err := u.run(context.Background(), &targets{pods: pods}); exitStatus(err) != exitStopped {
+		t.Errorf("exit status %d (%v), want %d\n%s", exitStatus(err), err, exitStopped, errOut)
+	}
+	want := "to give it run " + testRun + "'s change again, make that change again, as its annotation kubectl-probe.x-k8s.io/last-run keeps it (after): no kubectl probe undo puts back an undo (or run the undo with --undo-on-failure, which gives a Pod whose put-back fails the change back at once)\n"
+	if !strings.Contains(errOut.String(), want) {
+		t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+	}
+}
+
 // A run of kubectl probe undo of one Pod that stops at it says how to
 // finish it when the Pod's run is still to undo, as a run of several Pods
 // does: when --undo-on-failure put back the undo's change; not when the
