@@ -218,8 +218,9 @@ func (t *targetFlags) validate(args []string) error {
 }
 
 // emptyMeans are the flags whose empty value says something: the gRPC
-// health check's question about the server's overall health.
-var emptyMeans = map[string]bool{"grpc-service": true}
+// health check's question about the server's overall health, and the
+// default output, as kubectl takes -o "".
+var emptyMeans = map[string]bool{"grpc-service": true, "output": true}
 
 // refuseEmpty refuses a flag given an empty value, as by a variable that
 // is not set (--get-url=$URL): the command would take it as left out, and

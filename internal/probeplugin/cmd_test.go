@@ -520,6 +520,7 @@ current-context: x
 		{[]string{"set", "web", "--startup", "--probe-file=-"}, "exec: {command: [cat, /tmp/started]}\nfailureThreshold: 30\n", unreachable},
 		{[]string{"set", "web", "--readiness", "--remove", "--dry-run=server"}, "", unreachable},
 		{[]string{"set", "web", "--readiness", "--grpc-port=9090", "--grpc-service="}, "", unreachable},
+		{[]string{"show", "web", "--output="}, "", unreachable},
 		{[]string{"undo", "deployment/web", "--run", "20261204-101502-7f3a", "-o", "name"}, "", unreachable},
 		{[]string{"show", "-l", "app=web", "-o", "custom-columns=POD:.metadata.name"}, "", unreachable},
 	} {
