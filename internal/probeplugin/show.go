@@ -2,6 +2,7 @@ package probeplugin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -89,14 +90,10 @@ var probeEventReasons = []string{"Unhealthy", "ProbeWarning", "ContainerProbeCha
 // describePod describes the probes and state of a Pod's containers (only the one
 // named by container, if set), compared with template, and the probes that
 // the Pod keeps (readKept).
-func describePod(pod *v1.Pod, container string, template *podTemplate, kept keptProbes, events []v1.Event) (*podProbes, error) {
+func describePod(pod *v1.Pod, container string, template *podTemplate, kept keptProbes, events []v1.Event) *podProbes {
 	containers := probeContainers(&pod.Spec)
 	if container != "" {
-		c, _, err := findContainer(pod, container)
-		if err != nil {
-			return nil, err
-		}
-		containers = []*v1.Container{c}
+		containers = slices.DeleteFunc(containers, func(c *v1.Container) bool { return c.Name != container })
 	}
 	r := &podProbes{
 		TypeMeta:           metav1.TypeMeta{APIVersion: resultGroupVersion, Kind: "PodProbes"},
@@ -127,7 +124,7 @@ func describePod(pod *v1.Pod, container string, template *podTemplate, kept kept
 		}
 		r.Containers = append(r.Containers, cr)
 	}
-	return r, nil
+	return r
 }
 
 // printTable prints one line for each container, as a table of kubectl's;
@@ -260,7 +257,7 @@ pod/NAME, for other kubectl commands.`,
 		ValidArgsFunction: targetCompletion(f),
 		RunE:              runE(f, o),
 	}
-	o.targetFlags.add(cmd, "Show only this container.")
+	o.targetFlags.add(cmd, "Show only this container, and only the Pods that have it (a Pod without it is left out, after a warning).")
 	o.PrintFlags.AddFlags(cmd)
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", fmt.Sprintf("Output format: a table without it, or one of (%s).", strings.Join(o.formats(), ", ")))
 	return cmd
@@ -310,6 +307,9 @@ func (o *showOptions) Run(ctx context.Context) error {
 	for _, s := range t.skipped {
 		pods = append(pods, s.pod)
 	}
+	if pods, err = o.withContainer(pods); err != nil {
+		return err
+	}
 	if o.output == "name" {
 		for _, pod := range pods {
 			if err := o.printer.PrintObj(pod, o.Out); err != nil {
@@ -333,16 +333,40 @@ func (o *showOptions) Run(ctx context.Context) error {
 		if err != nil {
 			fmt.Fprintf(o.ErrOut, "warning: pod/%s: cannot read the probes that kubectl probe disable kept: %v; a probe that it removed shows as <none>\n", pod.Name, err)
 		}
-		r, err := describePod(pod, o.container, template, kept, events)
-		if err != nil {
-			return fmt.Errorf("pod/%s: %w", pod.Name, err)
-		}
-		reports = append(reports, r)
+		reports = append(reports, describePod(pod, o.container, template, kept, events))
 	}
 	if o.printer == nil {
 		return printTable(o.Out, reports, o.output == "wide", time.Now())
 	}
 	return printAs(o.printer, o.Out, probesList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}, Items: reports})
+}
+
+// withContainer returns the Pods that have the container of -c, all of them
+// without -c. A Pod without it, as a rollout that adds a sidecar leaves the
+// old Pods, is left out after a warning; it is an error only when no Pod
+// has it.
+func (o *showOptions) withContainer(pods []*v1.Pod) ([]*v1.Pod, error) {
+	if o.container == "" {
+		return pods, nil
+	}
+	var (
+		with []*v1.Pod
+		errs []error
+	)
+	for _, pod := range pods {
+		if _, _, err := findContainer(pod, o.container); err != nil {
+			errs = append(errs, fmt.Errorf("pod/%s: %w", pod.Name, err))
+			continue
+		}
+		with = append(with, pod)
+	}
+	if len(with) == 0 {
+		return nil, errors.Join(errs...)
+	}
+	for _, err := range errs {
+		fmt.Fprintf(o.ErrOut, "warning: %v; it is left out\n", err)
+	}
+	return with, nil
 }
 
 // probesList is what show prints with -o json, yaml, the templates and

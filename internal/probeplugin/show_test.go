@@ -52,11 +52,7 @@ func TestShow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := describePod(tc.pod, "", tc.template, kept, events)
-		if err != nil {
-			t.Fatal(err)
-		}
-		reports = append(reports, r)
+		reports = append(reports, describePod(tc.pod, "", tc.template, kept, events))
 	}
 	if got := reports[1].Containers[1].Probes[0].Kept; !cmp.Equal(got, httpGet("/healthz")) {
 		t.Errorf("the kept liveness probe is %+v", got)
@@ -175,11 +171,7 @@ func TestShowExampleJSONPath(t *testing.T) {
 	relaxed.Spec.Containers[0].ReadinessProbe = nil
 	list := probesList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}}
 	for _, pod := range []*v1.Pod{relaxed, same} {
-		r, err := describePod(pod, "", template, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		list.Items = append(list.Items, r)
+		list.Items = append(list.Items, describePod(pod, "", template, nil, nil))
 	}
 
 	o := newShowOptions(genericiooptions.NewTestIOStreamsDiscard())
@@ -219,4 +211,60 @@ func TestShowWarnsOfKeptProbesItCannotRead(t *testing.T) {
 			t.Errorf("printed\n%s\nwant a line of pod/%s", &out, pod)
 		}
 	}
+}
+
+// show -c leaves out, after a warning, a Pod without the container, as a
+// rollout that adds a sidecar leaves the old Pods without it, and shows the
+// others, in each output; it is an error only when no Pod has it.
+func TestShowLeavesOutPodsWithoutTheContainer(t *testing.T) {
+	for _, tc := range []struct {
+		output, want string
+	}{
+		{output: "", want: "\na "}, // the table
+		{output: "json", want: `"name": "a"`},
+		{output: "name", want: "pod/a\n"},
+	} {
+		t.Run("-o="+tc.output, func(t *testing.T) {
+			pods := namedPods("a", "b")
+			pods[0].Spec.Containers = append(pods[0].Spec.Containers, v1.Container{Name: "proxy"})
+			c := newCluster(pods...)
+			owners, _ := newTestOwners(t)
+			var out, errOut bytes.Buffer
+			o := newShowOptions(genericiooptions.IOStreams{Out: &out, ErrOut: &errOut})
+			o.clients = clients{namespace: "ns", getter: apiOf{c}, client: c, owners: owners}
+			o.args, o.container, o.output = []string{"a", "b"}, "proxy", tc.output
+			if err := o.toPrinter(); err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Run(context.Background()); err != nil {
+				t.Fatalf("show: %v\n%s", err, &errOut)
+			}
+			if want := `warning: pod/b: has no container "proxy"; its containers with probes are: app; it is left out` + "\n"; errOut.String() != want {
+				t.Errorf("printed on stderr\n%s\nwant\n%s", &errOut, want)
+			}
+			if !strings.Contains(out.String(), tc.want) {
+				t.Errorf("printed\n%s\nwant pod/a (%q)", &out, tc.want)
+			}
+			if strings.Contains(out.String(), "\nb ") || strings.Contains(out.String(), `"b"`) || strings.Contains(out.String(), "pod/b") {
+				t.Errorf("printed\n%s\nwant no pod/b", &out)
+			}
+		})
+	}
+
+	t.Run("no Pod has it", func(t *testing.T) {
+		c := newCluster(namedPods("a", "b")...)
+		owners, _ := newTestOwners(t)
+		var out, errOut bytes.Buffer
+		o := newShowOptions(genericiooptions.IOStreams{Out: &out, ErrOut: &errOut})
+		o.clients = clients{namespace: "ns", getter: apiOf{c}, client: c, owners: owners}
+		o.args, o.container = []string{"a", "b"}, "proxy"
+		want := `pod/a: has no container "proxy"; its containers with probes are: app` + "\n" +
+			`pod/b: has no container "proxy"; its containers with probes are: app`
+		if err := o.Run(context.Background()); err == nil || err.Error() != want {
+			t.Errorf("show: %v, want\n%s", err, want)
+		}
+		if out.Len()+errOut.Len() != 0 {
+			t.Errorf("printed\n%s%s\nwant only the error", &out, &errOut)
+		}
+	})
 }
