@@ -540,7 +540,7 @@ func (p *reporter) undoHint(pr *podRun, c *commandLine) {
 	case c.run != "":
 		p.warnf("to undo it: %s (or run with --undo-on-failure)\n", c.undoPod(pr.pod.Name))
 	case c.undoing != "":
-		p.warnf("to give it run %s's change again, make that change again, as its annotation %s keeps it (after): no kubectl probe undo puts back an undo (or run the undo with --undo-on-failure, which gives a Pod whose put-back fails the change back at once)\n", c.undoing, lastRunAnnotation)
+		p.warnf("to give it run %s's change again, make that change again, as its annotation %s keeps it (after): no kubectl probe undo puts back an undo (or run the undo with --undo-on-failure, which gives a Pod whose put-back fails the change back at once, but for the probes that the put-back only relaxed, which stay)\n", c.undoing, lastRunAnnotation)
 	}
 }
 

@@ -1204,7 +1204,8 @@ func TestPartialUndoOfAnUndoLeavesTheRunToUndo(t *testing.T) {
 // An undo whose put-back fails its proof says how the Pod gets the run's
 // change again: an undo keeps no record of its own, so no kubectl probe
 // undo puts its put-back back; the run's change is to be made again, or
-// --undo-on-failure gives it back at once.
+// --undo-on-failure gives it back at once, but for the probes that the
+// put-back only relaxed.
 func TestUndoThatFailsSaysHowToGiveTheChangeBack(t *testing.T) {
 	c := newCluster(namedPods("a", "b")...)
 	r, _, errOut := newRunner(c, relax)
@@ -1224,9 +1225,55 @@ func TestUndoThatFailsSaysHowToGiveTheChangeBack(t *testing.T) {
 	if err := u.run(context.Background(), &targets{pods: pods}); exitStatus(err) != exitStopped {
 		t.Errorf("exit status %d (%v), want %d\n%s", exitStatus(err), err, exitStopped, errOut)
 	}
-	want := "to give it run " + testRun + "'s change again, make that change again, as its annotation kubectl-probe.x-k8s.io/last-run keeps it (after): no kubectl probe undo puts back an undo (or run the undo with --undo-on-failure, which gives a Pod whose put-back fails the change back at once)\n"
+	want := "to give it run " + testRun + "'s change again, make that change again, as its annotation kubectl-probe.x-k8s.io/last-run keeps it (after): no kubectl probe undo puts back an undo (or run the undo with --undo-on-failure, which gives a Pod whose put-back fails the change back at once, but for the probes that the put-back only relaxed, which stay)\n"
 	if !strings.Contains(errOut.String(), want) {
 		t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+	}
+}
+
+// An undo whose put-back only relaxed a probe, of a run that made it
+// stricter, and fails its proof, keeps the relaxed probe with
+// --undo-on-failure, as the put-back of any change that only relaxed it:
+// the run's change is not given back, and the hint of the undo without
+// --undo-on-failure says so.
+func TestUndoThatRelaxedAndFailsKeepsWhatItRelaxed(t *testing.T) {
+	tighten := setChange{types: []probeType{liveness}, settings: settings{failureThreshold: ptr.To[int32](1)}}
+	for _, undoOnFailure := range []bool{true, false} {
+		t.Run(fmt.Sprintf("--undo-on-failure=%t", undoOnFailure), func(t *testing.T) {
+			c := newCluster(namedPods("a")...)
+			r, _, errOut := newRunner(c, tighten)
+			if err := r.run(context.Background(), &targets{pods: namedPods("a")}); err != nil {
+				t.Fatalf("set: %v\n%s", err, errOut)
+			}
+			pods, err := c.pods(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, out, errOut := newRunner(c, nil)
+			u.change, u.cmdline.run, u.cmdline.undoing = undoRun{run: testRun, undoneBy: "u1"}, "", testRun
+			u.report = newTestReporter(out, errOut, "", "probes put back")
+			u.undoOnFailure = undoOnFailure
+			u.prove = func(context.Context, *v1.Pod, *v1.Pod, string) (string, error) {
+				return "", errors.New("the new liveness probe of container \"app\" reached its failureThreshold")
+			}
+			if err := u.run(context.Background(), &targets{pods: pods}); exitStatus(err) != exitStopped {
+				t.Errorf("exit status %d (%v), want %d\n%s", exitStatus(err), err, exitStopped, errOut)
+			}
+			pods, err = c.pods(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := pods[0].Spec.Containers[0].LivenessProbe.FailureThreshold; got != 3 {
+				t.Errorf("the liveness probe's failureThreshold is %d, want the relaxed 3 that the undo put back\n%s", got, errOut)
+			}
+			if undoOnFailure {
+				return
+			}
+			want := "(or run the undo with --undo-on-failure, which gives a Pod whose put-back fails the change back at once, but for the probes that the put-back only relaxed, which stay)\n"
+			if !strings.Contains(errOut.String(), want) {
+				t.Errorf("printed\n%s\nwant in it\n%s", errOut, want)
+			}
+		})
 	}
 }
 
