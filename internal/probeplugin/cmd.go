@@ -222,12 +222,12 @@ func (t *targetFlags) validate(args []string) error {
 // default output, as kubectl takes -o "".
 var emptyMeans = map[string]bool{"grpc-service": true, "output": true}
 
-// refuseEmpty refuses a flag given an empty value, as by a variable that
-// is not set (--get-url=$URL): the command would take it as left out, and
-// do what it does without it, not what was meant.
-func refuseEmpty(flags *pflag.FlagSet) error {
+// refuseEmpty refuses a flag of cmd given an empty value, as by a variable
+// that is not set (--get-url=$URL): the command would take it as left out,
+// and do what it does without it, not what was meant.
+func refuseEmpty(cmd *cobra.Command) error {
 	var err error
-	flags.VisitAll(func(f *pflag.Flag) {
+	cmd.LocalFlags().VisitAll(func(f *pflag.Flag) {
 		if err != nil || !f.Changed || emptyMeans[f.Name] {
 			return
 		}
@@ -236,7 +236,7 @@ func refuseEmpty(flags *pflag.FlagSet) error {
 			values = s.GetSlice()
 		}
 		if slices.Contains(values, "") {
-			err = fmt.Errorf("--%s is empty: give it a value, or leave it out", f.Name)
+			err = cmdutil.UsageErrorf(cmd, "--%s is empty: give it a value, or leave it out", f.Name)
 		}
 	})
 	return err
@@ -253,7 +253,7 @@ type options interface {
 // runE returns the RunE of a command whose options are o.
 func runE(f cmdutil.Factory, o options) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		if err := refuseEmpty(cmd.LocalFlags()); err != nil {
+		if err := refuseEmpty(cmd); err != nil {
 			return err
 		}
 		if err := o.Complete(f, cmd, args); err != nil {

@@ -131,8 +131,14 @@ func (o *setOptions) Complete(f cmdutil.Factory, cmd *cobra.Command, args []stri
 	var command []string
 	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 		args, command = args[:dash], args[dash:]
-		if len(command) == 0 {
-			return errors.New("-- is not followed by a command: give the probe's command after it, or leave it out")
+		switch {
+		case len(command) == 0:
+			return cmdutil.UsageErrorf(cmd, "-- is not followed by a command: give the probe's command after it, or leave it out")
+		case command[0] == "":
+			// As from a variable that is not set (-- "$CMD"): no command
+			// to run, and a startup probe of a started container, which
+			// does not run, would be proven all the same.
+			return cmdutil.UsageErrorf(cmd, "-- is followed by an empty word, not a command: give the probe's command after it, or leave it out")
 		}
 	}
 	for _, name := range probeFlags {

@@ -470,6 +470,8 @@ current-context: x
 	tcp := probeFile("tcp.yaml", "tcpSocket: {port: 8080}\n")
 	twice := probeFile("twice.yaml", "tcpSocket: {port: 8080}\nsuccessThreshold: 2\n")
 	const unreachable = "127.0.0.1:1"
+	// see ends a usage error of kubectl probe set, as kubectl's.
+	const see = "\nSee 'kubectl probe set -h' for help and examples\n"
 	for _, tc := range []struct {
 		args  []string
 		stdin string
@@ -501,12 +503,16 @@ current-context: x
 		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "-o", "table"}, "", `error: unable to match a printer suitable for the output format "table"`},
 		// A flag given empty, as by a variable that is not set, says
 		// nothing: it is refused, rather than taken as left out.
-		{[]string{"set", "web", "--liveness", "--get-url="}, "", "error: --get-url is empty: give it a value, or leave it out\n"},
-		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--open-tcp="}, "", "error: --open-tcp is empty: give it a value, or leave it out\n"},
-		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--probe-file="}, "", "error: --probe-file is empty: give it a value, or leave it out\n"},
-		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--container="}, "", "error: --container is empty: give it a value, or leave it out\n"},
-		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--max-in-flight="}, "", "error: --max-in-flight is empty: give it a value, or leave it out\n"},
-		{[]string{"undo", "deployment/web", "--run="}, "", "error: --run is empty: give it a value, or leave it out\n"},
+		{[]string{"set", "web", "--liveness", "--get-url="}, "", "error: --get-url is empty: give it a value, or leave it out" + see},
+		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--open-tcp="}, "", "error: --open-tcp is empty: give it a value, or leave it out" + see},
+		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--probe-file="}, "", "error: --probe-file is empty: give it a value, or leave it out" + see},
+		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--container="}, "", "error: --container is empty: give it a value, or leave it out" + see},
+		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--max-in-flight="}, "", "error: --max-in-flight is empty: give it a value, or leave it out" + see},
+		// So is a command whose first word is empty (-- "$CMD"), which
+		// would run nothing, and a startup probe of a started container
+		// would be proven without running.
+		{[]string{"set", "web", "--startup", "--", ""}, "", "error: -- is followed by an empty word, not a command: give the probe's command after it, or leave it out" + see},
+		{[]string{"undo", "deployment/web", "--run="}, "", "error: --run is empty: give it a value, or leave it out\nSee 'kubectl probe undo -h' for help and examples\n"},
 		{[]string{"disable", "web"}, "", "error: choose the probes with --liveness, --readiness or --startup\n"},
 		{[]string{"restore", "-l", "app=web", "deployment/web", "--liveness"}, "", "error: name Pods and workloads, or select Pods with -l, not both\n"},
 		{[]string{"undo"}, "", "error: name a Pod, a workload"},
@@ -537,7 +543,7 @@ current-context: x
 	// So is --, last, with no command after it.
 	var errOut bytes.Buffer
 	status := Execute(context.Background(), genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut}, "v0.0.0", []string{"set", "web", "--liveness", "--timeout-seconds=3", "--kubeconfig", kubeconfig, "--"})
-	if want := "error: -- is not followed by a command: give the probe's command after it, or leave it out\n"; status != 1 || !strings.Contains(errOut.String(), want) {
+	if want := "error: -- is not followed by a command: give the probe's command after it, or leave it out" + see; status != 1 || !strings.Contains(errOut.String(), want) {
 		t.Errorf("-- alone: exit status %d, printed\n%s\nwant 1, and %q in it", status, errOut.String(), want)
 	}
 
