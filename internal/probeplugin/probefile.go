@@ -66,7 +66,7 @@ func validateProbe(probe *v1.Probe, t probeType) error {
 		errs = append(errs, fmt.Errorf("give one handler, exec, httpGet, tcpSocket or grpc; it has %d", handlers))
 	}
 	switch {
-	case h.Exec != nil && len(h.Exec.Command) == 0:
+	case h.Exec != nil && (len(h.Exec.Command) == 0 || h.Exec.Command[0] == ""):
 		errs = append(errs, errors.New("exec.command: give the command to run"))
 	case h.HTTPGet != nil:
 		errs = append(errs, validatePort("httpGet.port", h.HTTPGet.Port))

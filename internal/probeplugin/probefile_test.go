@@ -86,6 +86,7 @@ func TestValidateProbe(t *testing.T) {
 		{"no handler", &v1.Probe{FailureThreshold: 3}, liveness, "give one handler, exec, httpGet, tcpSocket or grpc; it has 0"},
 		{"two handlers", probe(func(p *v1.Probe) { p.TCPSocket = &v1.TCPSocketAction{Port: intstr.FromInt32(80)} }), readiness, "give one handler, exec, httpGet, tcpSocket or grpc; it has 2"},
 		{"an exec probe without a command", &v1.Probe{ProbeHandler: v1.ProbeHandler{Exec: &v1.ExecAction{}}}, liveness, "exec.command: give the command to run"},
+		{"an exec probe whose command is an empty word", &v1.Probe{ProbeHandler: v1.ProbeHandler{Exec: &v1.ExecAction{Command: []string{"", "-c", "true"}}}}, startup, "exec.command: give the command to run"},
 		{"a port out of range", probe(func(p *v1.Probe) { p.HTTPGet.Port = intstr.FromInt32(70000) }), liveness, "httpGet.port: port 70000: must be between 1 and 65535, inclusive"},
 		{"a gRPC port of 0", &v1.Probe{ProbeHandler: v1.ProbeHandler{GRPC: &v1.GRPCAction{}}}, readiness, "grpc.port: port 0: must be between 1 and 65535, inclusive"},
 		{"a scheme", probe(func(p *v1.Probe) { p.HTTPGet.Scheme = "FTP" }), readiness, `httpGet.scheme: "FTP" is neither HTTP nor HTTPS`},
