@@ -223,11 +223,12 @@ func (t *targetFlags) validate(args []string) error {
 var emptyMeans = map[string]bool{"grpc-service": true, "output": true}
 
 // refuseEmpty refuses a flag of cmd given an empty value, as by a variable
-// that is not set (--get-url=$URL): the command would take it as left out,
-// and do what it does without it, not what was meant.
+// that is not set (--get-url=$URL, --context=$PROD): the command would take
+// it as left out, and do what it does without it, or to the current
+// context's cluster and namespace, not what was meant.
 func refuseEmpty(cmd *cobra.Command) error {
 	var err error
-	cmd.LocalFlags().VisitAll(func(f *pflag.Flag) {
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
 		if err != nil || !f.Changed || emptyMeans[f.Name] {
 			return
 		}

@@ -513,6 +513,11 @@ current-context: x
 		// would be proven without running.
 		{[]string{"set", "web", "--startup", "--", ""}, "", "error: -- is followed by an empty word, not a command: give the probe's command after it, or leave it out" + see},
 		{[]string{"undo", "deployment/web", "--run="}, "", "error: --run is empty: give it a value, or leave it out\nSee 'kubectl probe undo -h' for help and examples\n"},
+		// So is a flag that chooses the cluster, the namespace or the user,
+		// which kubectl would take as the current context's.
+		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--context="}, "", "error: --context is empty: give it a value, or leave it out" + see},
+		{[]string{"set", "web", "--liveness", "--timeout-seconds=3", "--namespace="}, "", "error: --namespace is empty: give it a value, or leave it out" + see},
+		{[]string{"undo", "deployment/web", "--as="}, "", "error: --as is empty: give it a value, or leave it out\nSee 'kubectl probe undo -h' for help and examples\n"},
 		{[]string{"disable", "web"}, "", "error: choose the probes with --liveness, --readiness or --startup\n"},
 		{[]string{"restore", "-l", "app=web", "deployment/web", "--liveness"}, "", "error: name Pods and workloads, or select Pods with -l, not both\n"},
 		{[]string{"undo"}, "", "error: name a Pod, a workload"},
@@ -533,7 +538,8 @@ current-context: x
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			streams := genericiooptions.IOStreams{In: strings.NewReader(tc.stdin), Out: &out, ErrOut: &errOut}
-			status := Execute(context.Background(), streams, "v0.0.0", append(tc.args, "--kubeconfig", kubeconfig))
+			// The kubeconfig goes first: after --, it would be a word of the command.
+			status := Execute(context.Background(), streams, "v0.0.0", append([]string{"--kubeconfig", kubeconfig}, tc.args...))
 			if status != 1 || !strings.Contains(errOut.String(), tc.want) {
 				t.Errorf("exit status %d, printed\n%s\nwant 1, and %q in it", status, errOut.String(), tc.want)
 			}
